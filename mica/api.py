@@ -1,0 +1,55 @@
+"""The API frame: root, error mapping. Each app adds its endpoints under /api/v1/."""
+
+from django.http import Http404
+from django.urls import NoReverseMatch, reverse
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import exceptions, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from mica.errors import DomainError
+
+# Each app appends (name, url name) when it adds an endpoint.
+API_ENDPOINTS = [
+    ("schema", "api-schema"),
+    ("health", "healthz"),
+]
+
+
+class ApiRoot(APIView):
+    """Where the API starts: links to every collection it serves."""
+
+    authentication_classes = []
+    permission_classes = []
+
+    @extend_schema(
+        summary="API root",
+        responses=inline_serializer(
+            "ApiRoot",
+            {
+                "version": serializers.CharField(),
+                "endpoints": serializers.DictField(child=serializers.URLField()),
+            },
+        ),
+    )
+    def get(self, request):
+        endpoints = {}
+        for name, url_name in API_ENDPOINTS:
+            try:
+                endpoints[name] = request.build_absolute_uri(reverse(url_name))
+            except NoReverseMatch:
+                continue
+        return Response({"version": "1", "endpoints": endpoints})
+
+
+def exception_handler(exc, context):
+    """Domain errors become 400/403/409 with their message; never a 500."""
+    if isinstance(exc, DomainError):
+        body = {"detail": str(exc.message)}
+        if exc.field_errors:
+            body["errors"] = {k: [str(m) for m in v] for k, v in exc.field_errors.items()}
+        return Response(body, status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    return drf_exception_handler(exc, context)

@@ -1,0 +1,9 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from mica import api
+
+urlpatterns = [
+    path("v1/", api.ApiRoot.as_view(), name="api-root"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+]

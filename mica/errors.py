@@ -1,0 +1,28 @@
+"""Domain errors. Services raise these; the API and admin map them to responses.
+
+Each carries a message already translated (or lazily translatable) into the
+user's language, so whoever catches it can show it as it is.
+"""
+
+
+class DomainError(Exception):
+    """A rule of the method refused the operation."""
+
+    status_code = 400
+
+    def __init__(self, message, *, field_errors=None):
+        super().__init__(message)
+        self.message = message
+        self.field_errors = field_errors or {}
+
+
+class ValidationFailed(DomainError):
+    status_code = 400
+
+
+class PermissionRefused(DomainError):
+    status_code = 403
+
+
+class InvalidTransition(DomainError):
+    status_code = 409

@@ -1,0 +1,61 @@
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class JobState(models.TextChoices):
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+
+
+class JobRun(models.Model):
+    """One run of a background job, written by the job as it goes."""
+
+    job_name = models.CharField(_("job"), max_length=120, db_index=True)
+    arguments = models.JSONField(_("arguments"), default=dict, blank=True)
+    state = models.CharField(
+        _("state"), max_length=10, choices=JobState.choices, default=JobState.QUEUED
+    )
+    progress = models.PositiveSmallIntegerField(_("progress"), default=0)
+    message = models.CharField(_("message"), max_length=500, blank=True)
+    queued_at = models.DateTimeField(_("queued"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    requested_by = models.ForeignKey(
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("requested by"),
+    )
+
+    class Meta:
+        ordering = ["-queued_at", "-pk"]
+        verbose_name = _("job run")
+        verbose_name_plural = _("job runs")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(progress__lte=100), name="jobrun_progress_at_most_100"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.job_name} #{self.pk}"
+
+
+class WorkerHeartbeat(models.Model):
+    """The last time each worker proved it was alive; /healthz reads the newest."""
+
+    hostname = models.CharField(_("worker"), max_length=255, unique=True)
+    seen_at = models.DateTimeField(_("last seen"))
+
+    class Meta:
+        verbose_name = _("worker heartbeat")
+        verbose_name_plural = _("worker heartbeats")
+
+    def __str__(self):
+        return self.hostname

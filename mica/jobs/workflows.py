@@ -1,0 +1,52 @@
+"""How a JobRun moves: a table of (state, action) -> state and one function."""
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from mica.errors import InvalidTransition
+from mica.jobs.models import JobRun, JobState
+
+TRANSITIONS = {
+    (JobState.QUEUED, "start"): JobState.RUNNING,
+    # A redelivered job (acks_late after a lost worker) starts again.
+    (JobState.RUNNING, "start"): JobState.RUNNING,
+    (JobState.RUNNING, "report"): JobState.RUNNING,
+    (JobState.RUNNING, "succeed"): JobState.SUCCEEDED,
+    (JobState.RUNNING, "fail"): JobState.FAILED,
+    (JobState.QUEUED, "fail"): JobState.FAILED,
+}
+
+
+def _apply_effects(job_run, action, *, progress, message, error):
+    now = timezone.now()
+    if action == "start":
+        job_run.started_at = now
+        job_run.attempts += 1
+        job_run.progress = 0
+    if progress is not None:
+        job_run.progress = max(0, min(100, int(progress)))
+    if message is not None:
+        job_run.message = str(message)[:500]
+    if action == "succeed":
+        job_run.progress = 100
+    if action in ("succeed", "fail"):
+        job_run.finished_at = now
+    if error is not None:
+        job_run.error = error
+
+
+def job_run_transition(*, job_run_id, action, progress=None, message=None, error=None):
+    """Lock the run, check the move against the table, apply it, save."""
+    with transaction.atomic():
+        job_run = JobRun.objects.select_for_update().get(pk=job_run_id)
+        target = TRANSITIONS.get((job_run.state, action))
+        if target is None:
+            raise InvalidTransition(
+                _("A job run that is %(state)s cannot %(action)s.")
+                % {"state": job_run.get_state_display(), "action": action}
+            )
+        job_run.state = target
+        _apply_effects(job_run, action, progress=progress, message=message, error=error)
+        job_run.save()
+        return job_run

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class MethodologyConfig(AppConfig):
+    name = "mica.methodology"
+    label = "methodology"
+    verbose_name = _("Methodology")

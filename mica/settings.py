@@ -1,0 +1,254 @@
+"""One settings module, two profiles, chosen by MICA_* environment variables.
+
+Embedded default (nothing set): SQLite under var/, Celery tasks run eagerly in
+the web process, local-memory cache, console e-mail.
+
+Scale-out: MICA_DATABASE_URL switches to PostgreSQL and MICA_REDIS_URL to a
+Redis broker and cache with real workers. MICA_SECRET_KEY marks a production
+deployment: HTTPS-only cookies, HSTS and the other `check --deploy` settings
+follow from it, so a developer can run PostgreSQL and Redis over plain HTTP.
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("MICA_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _env_flag(name, default=False):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_list(name, default):
+    value = os.environ.get(name)
+    if not value:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _embedded_secret_key():
+    # The embedded profile keeps a generated key beside its database, so a
+    # fresh machine never runs on a key that is published in the repository.
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+    return key_file.read_text().strip()
+
+
+PRODUCTION = "MICA_SECRET_KEY" in os.environ
+SECRET_KEY = os.environ.get("MICA_SECRET_KEY") or _embedded_secret_key()
+DEBUG = _env_flag("MICA_DEBUG") and not PRODUCTION
+ALLOWED_HOSTS = _env_list("MICA_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+# Pages are indexable only on the configured public production site.
+PUBLIC_SITE = _env_flag("MICA_PUBLIC_SITE")
+
+INSTALLED_APPS = [
+    "modeltranslation",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_filters",
+    "simple_history",
+    "mica.site",
+    "mica.jobs",
+    "mica.methodology",
+    "markets",
+    "catalogue",
+    "submissions",
+    "governance",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "mica.site.middleware.EnglishPrefixRedirectMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "mica.site.middleware.RobotsHeaderMiddleware",
+    "simple_history.middleware.HistoryRequestMiddleware",
+]
+
+ROOT_URLCONF = "mica.urls"
+WSGI_APPLICATION = "mica.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "mica.site.context_processors.site_shell",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------
+
+DATABASE_URL = os.environ.get("MICA_DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "mica.sqlite3",
+            "OPTIONS": {"timeout": 20},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache, broker and jobs -------------------------------------------------
+
+REDIS_URL = os.environ.get("MICA_REDIS_URL")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "mica",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+# A failing job is recorded on its JobRun; it must not turn the request that
+# queued it into a server error.
+CELERY_TASK_EAGER_PROPAGATES = False
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+
+WORKER_HEARTBEAT_INTERVAL = int(os.environ.get("MICA_WORKER_HEARTBEAT_INTERVAL", "30"))
+# Older than this, /healthz reports the workers as down.
+WORKER_HEARTBEAT_MAX_AGE = int(os.environ.get("MICA_WORKER_HEARTBEAT_MAX_AGE", "120"))
+CELERY_BEAT_SCHEDULE = {
+    "worker-heartbeat": {
+        "task": "mica.jobs.tasks.worker_heartbeat",
+        "schedule": float(WORKER_HEARTBEAT_INTERVAL),
+    },
+}
+
+# --- E-mail -----------------------------------------------------------------
+
+if os.environ.get("MICA_EMAIL_URL"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+DEFAULT_FROM_EMAIL = os.environ.get("MICA_DEFAULT_FROM_EMAIL", "portal@mica.invalid")
+
+# --- Languages --------------------------------------------------------------
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("ko", _("Korean"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"
+
+MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
+MODELTRANSLATION_LANGUAGES = ("en", "ko")
+MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",)}
+
+# --- Static files -----------------------------------------------------------
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            if PRODUCTION
+            else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        )
+    },
+}
+# Outside production whitenoise serves straight from the source folders, so the
+# embedded profile needs no collectstatic step.
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- API --------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "mica.api.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "MICA portal API",
+    "DESCRIPTION": (
+        "Read access to the records of MICA, the Multinational Index of Consumer "
+        "Agents. Every human-readable field is given in English and Korean."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Security ---------------------------------------------------------------
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if PRODUCTION:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = _env_flag("MICA_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 31536000
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    # The load balancer's health probe reaches /healthz over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+CSRF_TRUSTED_ORIGINS = _env_list("MICA_CSRF_TRUSTED_ORIGINS", [])
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("MICA_LOG_LEVEL", "WARNING")},
+}
+
+# Every app that owns canonical content registers its loader here, in the order
+# they must run (later content refers to earlier records).
+CANONICAL_CONTENT_LOADERS = [
+    ("methodology", "mica.methodology.content_loader.load"),
+]

@@ -1,0 +1,39 @@
+"""The API reference page, read from the same OpenAPI schema /api/schema/ serves."""
+
+from functools import lru_cache
+
+from drf_spectacular.generators import SchemaGenerator
+
+HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+@lru_cache(maxsize=1)
+def _schema():
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def api_operations():
+    operations = []
+    for url, item in _schema().get("paths", {}).items():
+        for method in HTTP_METHODS:
+            if method not in item:
+                continue
+            op = item[method]
+            operations.append(
+                {
+                    "method": method.upper(),
+                    "path": url,
+                    "summary": op.get("summary") or op.get("description", ""),
+                    "parameters": [
+                        {
+                            "name": p["name"],
+                            "where": p["in"],
+                            "required": p.get("required", False),
+                            "description": p.get("description", ""),
+                        }
+                        for p in op.get("parameters", [])
+                    ],
+                    "anchor": op.get("operationId", f"{method}-{url}"),
+                }
+            )
+    return operations

@@ -1,0 +1,66 @@
+"""What /healthz reports: each component the portal depends on, checked live."""
+
+import redis
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+from mica.jobs.selectors import worker_heartbeat_age_seconds
+
+
+def _check(probe):
+    try:
+        return {"ok": True, **(probe() or {})}
+    except Exception as exc:  # a health probe reports any failure, it never raises
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def _database():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return {"vendor": connection.vendor}
+
+
+def _cache():
+    cache.set("mica:healthz", "1", 10)
+    if cache.get("mica:healthz") != "1":
+        raise RuntimeError("cache did not return what was stored")
+    return {"backend": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]}
+
+
+def _broker():
+    if not settings.REDIS_URL:
+        return {"mode": "eager"}
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    client.ping()
+    return {"mode": "redis"}
+
+
+def _worker():
+    if not settings.REDIS_URL:
+        # Eager mode: jobs run inside the web process, there is no worker to lose.
+        return {"mode": "eager"}
+    age = worker_heartbeat_age_seconds()
+    if age is None:
+        raise RuntimeError("no worker has ever reported a heartbeat")
+    if age > settings.WORKER_HEARTBEAT_MAX_AGE:
+        raise RuntimeError(
+            f"last heartbeat {age:.0f} s ago, older than {settings.WORKER_HEARTBEAT_MAX_AGE} s"
+        )
+    return {"mode": "redis", "last_heartbeat_age_seconds": round(age, 1)}
+
+
+def health_report():
+    checks = {
+        "database": _check(_database),
+        "cache": _check(_cache),
+        "broker": _check(_broker),
+    }
+    # The heartbeat lives in the database: without it the age is unknowable.
+    checks["worker"] = (
+        _check(_worker)
+        if checks["database"]["ok"]
+        else {"ok": False, "error": "database unavailable"}
+    )
+    healthy = all(check["ok"] for check in checks.values())
+    return healthy, {"status": "ok" if healthy else "unavailable", "checks": checks}

@@ -1,0 +1,54 @@
+"""The site's page index: primary navigation and the footer index.
+
+Later issues add their pages here. An entry whose URL is not routed yet is left
+out, so the shell never links to a page that does not exist.
+"""
+
+from dataclasses import dataclass
+
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy as _
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    url_name: str
+    label: str
+    primary: bool = True
+
+
+PAGES = [
+    PageEntry("site:home", _("Home"), primary=False),
+    PageEntry("site:evaluate", _("Plan an evaluation")),
+    PageEntry("site:results", _("Results")),
+    PageEntry("catalogue:task-list", _("Tasks")),
+    PageEntry("markets:market-list", _("Markets")),
+    PageEntry("methodology:methodology", _("Methodology")),
+    PageEntry("governance:evidence", _("Evidence")),
+    PageEntry("submissions:submit", _("Submit")),
+    PageEntry("governance:governance", _("Governance"), primary=False),
+    PageEntry("site:downloads", _("Downloads"), primary=False),
+    PageEntry("site:api-docs", _("API"), primary=False),
+]
+
+
+def routed_pages(current_path):
+    """Every page that exists, with its URL and whether it is the current one."""
+    entries = []
+    for page in PAGES:
+        try:
+            url = reverse(page.url_name)
+        except NoReverseMatch:
+            continue
+        is_home = url.rstrip("/") in ("", "/ko")
+        current = current_path == url or (not is_home and current_path.startswith(url))
+        entries.append(
+            {
+                "url_name": page.url_name,
+                "url": url,
+                "label": page.label,
+                "primary": page.primary,
+                "current": current,
+            }
+        )
+    return entries

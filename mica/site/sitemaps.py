@@ -1,0 +1,26 @@
+from django.contrib.sitemaps import Sitemap
+from django.urls import reverse
+
+from mica.site.navigation import routed_pages
+
+
+class PageSitemap(Sitemap):
+    """Every routed page of the index, in both languages with alternates."""
+
+    i18n = True
+    languages = ["en", "ko"]
+    alternates = True
+    x_default = True
+    changefreq = "monthly"
+
+    def items(self):
+        return [entry["url_name"] for entry in routed_pages("")]
+
+    def location(self, item):
+        return reverse(item)
+
+    def priority(self, item):
+        return 1.0 if item == "site:home" else 0.7
+
+
+SITEMAPS = {"pages": PageSitemap}

@@ -1,0 +1,15 @@
+from celery import shared_task
+
+from mica.content import content_load
+from mica.jobs.services import job_run_execute
+
+
+def _reload(arguments, progress):
+    reports = content_load(sections=arguments.get("sections"), progress=progress)
+    return "; ".join(reports)
+
+
+@shared_task(name="mica.site.tasks.content_reload")
+def content_reload(job_run_id):
+    """Reload the canonical content from the YAML shipped with this release."""
+    job_run_execute(job_run_id, _reload)

@@ -1,0 +1,57 @@
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseNotFound, HttpResponseServerError, JsonResponse
+from django.shortcuts import render
+from django.template import loader
+from django.urls import reverse
+from django.utils import translation
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from mica.site.api_docs import api_operations
+from mica.site.health import health_report
+from mica.site.i18n import KOREAN_PREFIX_RE
+
+
+@require_safe
+def home(request):
+    return render(request, "site/home.html")
+
+
+@require_safe
+def api_docs(request):
+    return render(request, "site/api_docs.html", {"operations": api_operations()})
+
+
+@never_cache
+@require_safe
+def healthz(request):
+    healthy, report = health_report()
+    return JsonResponse(report, status=200 if healthy else 503)
+
+
+@require_safe
+def robots_txt(request):
+    sitemap_url = request.build_absolute_uri(reverse("sitemap"))
+    if settings.PUBLIC_SITE:
+        lines = ["User-agent: *", "Allow: /", "Disallow: /admin/", "Disallow: /ko/admin/"]
+    else:
+        # Not the public production site: nothing here is to be indexed.
+        lines = ["User-agent: *", "Disallow: /"]
+    lines += ["", f"Sitemap: {sitemap_url}", ""]
+    return HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
+
+
+def page_not_found(request, exception=None):
+    html = loader.render_to_string("site/404.html", request=request)
+    return HttpResponseNotFound(html)
+
+
+def server_error(request):
+    # Rendered without context processors: whatever failed (the database, say)
+    # must not fail the error page too.
+    language = "ko" if KOREAN_PREFIX_RE.match(request.path) else "en"
+    with translation.override(language):
+        html = loader.get_template("site/500.html").render(
+            {"LANGUAGE_CODE": language, "home_url": "/ko/" if language == "ko" else "/"}
+        )
+    return HttpResponseServerError(html)

@@ -1,0 +1,30 @@
+from django.conf.urls.i18n import i18n_patterns
+from django.contrib import admin
+from django.contrib.sitemaps.views import sitemap
+from django.urls import include, path
+
+from mica.site import views as site_views
+from mica.site.sitemaps import SITEMAPS
+
+# Language-neutral endpoints: machines read these, not people.
+urlpatterns = [
+    path("healthz", site_views.healthz, name="healthz"),
+    path("robots.txt", site_views.robots_txt, name="robots"),
+    path(
+        "sitemap.xml",
+        sitemap,
+        {"sitemaps": SITEMAPS, "template_name": "site/sitemap.xml"},
+        name="sitemap",
+    ),
+    path("api/", include("mica.api_urls")),
+]
+
+# Pages: English unprefixed, Korean under /ko/.
+urlpatterns += i18n_patterns(
+    path("", include("mica.site.urls")),
+    path("admin/", admin.site.urls),
+    prefix_default_language=False,
+)
+
+handler404 = "mica.site.views.page_not_found"
+handler500 = "mica.site.views.server_error"
