@@ -184,7 +184,8 @@ MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",)}
 # --- Static files -----------------------------------------------------------
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("MICA_STATIC_ROOT", VAR_DIR / "static"))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -25,6 +25,7 @@ class JobRun(models.Model):
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    worker = models.CharField(_("worker"), max_length=255, blank=True)
     requested_by = models.ForeignKey(
         "auth.User",
         null=True,

@@ -22,7 +22,7 @@ def job_run_enqueue(*, task, arguments=None, actor=None):
     return job_run
 
 
-def job_run_execute(job_run_id, work):
+def job_run_execute(job_run_id, work, *, worker="eager"):
     """Run `work(arguments, progress)` as the given JobRun, recording every step.
 
     Returns False without doing anything when the run has already finished, so
@@ -31,7 +31,7 @@ def job_run_execute(job_run_id, work):
     job_run = JobRun.objects.get(pk=job_run_id)
     if job_run.state in (JobState.SUCCEEDED, JobState.FAILED):
         return False
-    job_run_transition(job_run_id=job_run_id, action="start")
+    job_run_transition(job_run_id=job_run_id, action="start", worker=worker)
 
     def progress(percent, message=""):
         job_run_transition(

@@ -18,10 +18,11 @@ TRANSITIONS = {
 }
 
 
-def _apply_effects(job_run, action, *, progress, message, error):
+def _apply_effects(job_run, action, *, progress, message, error, worker):
     now = timezone.now()
     if action == "start":
         job_run.started_at = now
+        job_run.worker = worker or ""
         job_run.attempts += 1
         job_run.progress = 0
     if progress is not None:
@@ -36,7 +37,7 @@ def _apply_effects(job_run, action, *, progress, message, error):
         job_run.error = error
 
 
-def job_run_transition(*, job_run_id, action, progress=None, message=None, error=None):
+def job_run_transition(*, job_run_id, action, progress=None, message=None, error=None, worker=None):
     """Lock the run, check the move against the table, apply it, save."""
     with transaction.atomic():
         job_run = JobRun.objects.select_for_update().get(pk=job_run_id)
@@ -47,6 +48,8 @@ def job_run_transition(*, job_run_id, action, progress=None, message=None, error
                 % {"state": job_run.get_state_display(), "action": action}
             )
         job_run.state = target
-        _apply_effects(job_run, action, progress=progress, message=message, error=error)
+        _apply_effects(
+            job_run, action, progress=progress, message=message, error=error, worker=worker
+        )
         job_run.save()
         return job_run

@@ -8,9 +8,15 @@ from django.db import connection
 from mica.jobs.selectors import worker_heartbeat_age_seconds
 
 
+class Unhealthy(Exception):
+    """A component answered, but not well enough."""
+
+
 def _check(probe):
     try:
         return {"ok": True, **(probe() or {})}
+    except Unhealthy as exc:
+        return {"ok": False, "error": str(exc)}
     except Exception as exc:  # a health probe reports any failure, it never raises
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
 
@@ -24,7 +30,7 @@ def _database():
 def _cache():
     cache.set("mica:healthz", "1", 10)
     if cache.get("mica:healthz") != "1":
-        raise RuntimeError("cache did not return what was stored")
+        raise Unhealthy("cache did not return what was stored")
     return {"backend": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]}
 
 
@@ -42,9 +48,9 @@ def _worker():
         return {"mode": "eager"}
     age = worker_heartbeat_age_seconds()
     if age is None:
-        raise RuntimeError("no worker has ever reported a heartbeat")
+        raise Unhealthy("no worker has ever reported a heartbeat")
     if age > settings.WORKER_HEARTBEAT_MAX_AGE:
-        raise RuntimeError(
+        raise Unhealthy(
             f"last heartbeat {age:.0f} s ago, older than {settings.WORKER_HEARTBEAT_MAX_AGE} s"
         )
     return {"mode": "redis", "last_heartbeat_age_seconds": round(age, 1)}

@@ -9,7 +9,7 @@ def _reload(arguments, progress):
     return "; ".join(reports)
 
 
-@shared_task(name="mica.site.tasks.content_reload")
-def content_reload(job_run_id):
+@shared_task(bind=True, name="mica.site.tasks.content_reload")
+def content_reload(self, job_run_id):
     """Reload the canonical content from the YAML shipped with this release."""
-    job_run_execute(job_run_id, _reload)
+    job_run_execute(job_run_id, _reload, worker=self.request.hostname or "eager")

@@ -1,0 +1,46 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: run test lint format messages serve-setup clean
+
+$(VENV)/.base-installed: requirements/base.lock
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/base.lock
+	touch $@
+
+$(VENV)/.test-installed: requirements/test.lock
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/test.lock
+	touch $@ $(VENV)/.base-installed
+
+serve-setup: $(VENV)/.base-installed
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py load_canonical_content
+
+# Installs, migrates, loads the canonical content and serves on 127.0.0.1:$(PORT).
+run: serve-setup
+	$(VENV)/bin/gunicorn mica.wsgi --bind 127.0.0.1:$(PORT) --workers 2 --access-logfile -
+
+# Installs and runs the whole test suite.
+test: $(VENV)/.test-installed
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.test-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.test-installed
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# Refresh and compile the Korean interface catalogue (needs GNU gettext).
+messages: $(VENV)/.base-installed
+	$(PY) manage.py makemessages -l ko --no-location --ignore='.venv/*' --ignore='var/*' --ignore='tests/*'
+	cd locale && msgfmt --check -o ko/LC_MESSAGES/django.mo ko/LC_MESSAGES/django.po
+
+clean:
+	rm -rf $(VENV) var staticfiles

@@ -1,0 +1,128 @@
+"""Shared fixtures: real services, no mocks.
+
+Tests that need a real component (PostgreSQL, a Redis broker with a celery
+worker, headless Chromium) skip with the reason when it is absent on a
+developer's machine; under CI=true an absent component is a failure instead.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def require(condition, reason):
+    """Skip (locally) or fail (in CI) when a real component is missing."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"CI needs this component: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def canonical_content(db):
+    call_command("load_canonical_content", stdout=open(os.devnull, "w"))
+
+
+@pytest.fixture
+def chromium_path():
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    require(path, "Debian's chromium package is not installed")
+    return path
+
+
+@pytest.fixture
+def redis_broker(settings):
+    """The Redis broker of the scale-out profile, emptied of stale messages."""
+    import redis
+
+    require(settings.REDIS_URL, "MICA_REDIS_URL is not set: no Redis broker to test against")
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        require(False, f"Redis at {settings.REDIS_URL} does not answer: {exc}")
+    from mica.celery import app
+
+    app.control.purge()
+    return settings.REDIS_URL
+
+
+class WorkerProcess:
+    """A real `celery worker` process sharing the test database."""
+
+    def __init__(self, database_url, log_path):
+        import uuid
+
+        self.hostname = f"pytest-{uuid.uuid4().hex[:8]}@localhost"
+        self.log_path = log_path
+        env = {**os.environ, "MICA_DATABASE_URL": database_url}
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "mica",
+                "worker",
+                "--pool",
+                "solo",
+                "--hostname",
+                self.hostname,
+                "--without-gossip",
+                "--without-mingle",
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=Path(__file__).resolve().parents[1],
+            env=env,
+            stdout=open(log_path, "w"),
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_until_ready(self, timeout=60):
+        from mica.jobs.models import WorkerHeartbeat
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker exited: {Path(self.log_path).read_text()[-2000:]}")
+            if WorkerHeartbeat.objects.filter(hostname=self.hostname).exists():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"worker not ready: {Path(self.log_path).read_text()[-2000:]}")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+
+def _test_database_url():
+    from urllib.parse import urlsplit, urlunsplit
+
+    from django.db import connection
+
+    require(
+        connection.vendor == "postgresql",
+        "a worker process can share the test database only on PostgreSQL (set MICA_DATABASE_URL)",
+    )
+    parts = urlsplit(os.environ["MICA_DATABASE_URL"])
+    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+
+
+@pytest.fixture
+def celery_worker(transactional_db, redis_broker, tmp_path):
+    worker = WorkerProcess(_test_database_url(), tmp_path / "worker.log")
+    try:
+        worker.wait_until_ready()
+        yield worker
+    finally:
+        worker.stop()
