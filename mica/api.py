@@ -2,6 +2,7 @@
 
 from django.http import Http404
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -24,7 +25,7 @@ class ApiRoot(APIView):
     permission_classes = []
 
     @extend_schema(
-        summary="API root",
+        summary=_("API root: links to every collection"),
         responses=inline_serializer(
             "ApiRoot",
             {

@@ -15,16 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-
-
-def require(condition, reason):
-    """Skip (locally) or fail (in CI) when a real component is missing."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"CI needs this component: {reason}", pytrace=False)
-    pytest.skip(reason)
+from tests.support import require
 
 
 @pytest.fixture
@@ -32,7 +23,7 @@ def canonical_content(db):
     call_command("load_canonical_content", stdout=open(os.devnull, "w"))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def chromium_path():
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     require(path, "Debian's chromium package is not installed")

@@ -2,19 +2,22 @@
 
 from functools import lru_cache
 
+from django.utils import translation
 from drf_spectacular.generators import SchemaGenerator
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
 
-@lru_cache(maxsize=1)
-def _schema():
-    return SchemaGenerator().get_schema(request=None, public=True)
+@lru_cache(maxsize=None)  # one entry per supported language
+def _schema(language):
+    # Summaries are translatable, so the schema is generated once per language.
+    with translation.override(language):
+        return SchemaGenerator().get_schema(request=None, public=True)
 
 
 def api_operations():
     operations = []
-    for url, item in _schema().get("paths", {}).items():
+    for url, item in _schema(translation.get_language()).get("paths", {}).items():
         for method in HTTP_METHODS:
             if method not in item:
                 continue

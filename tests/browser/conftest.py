@@ -1,0 +1,64 @@
+"""Headless Chromium (Debian's package, driven by Playwright) against a live server."""
+
+import os
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; the Django ORM calls
+# the tests make around it are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def site(live_server, canonical_content):
+    """The live server's base URL, with the canonical content loaded."""
+    return live_server.url
+
+
+def assert_accessible(page):
+    """Fail on any WCAG 2.0/2.1/2.2 A or AA violation axe-core finds."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(
+        page, options={"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
+    )
+    violations = results.response["violations"]
+    report = "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']} -> "
+        + "; ".join(node["target"][0] for node in v["nodes"][:5])
+        for v in violations
+    )
+    assert not violations, f"{page.url}\n{report}"

@@ -1,0 +1,42 @@
+"""axe-core finds no WCAG 2.2 A/AA violation on any page, in either language."""
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.browser.conftest import assert_accessible
+
+pytestmark = pytest.mark.browser
+
+# Pages that no sitemap lists but a reader still meets.
+UNLISTED_PAGES = ["/no-such-page/", "/ko/no-such-page/"]
+
+
+def public_pages(page, site):
+    """Every page of the sitemap (both languages), plus the error pages."""
+    page.goto(f"{site}/sitemap.xml")
+    locations = re.findall(r"<loc>([^<]+)</loc>", page.content())
+    paths = [urlsplit(location).path for location in locations]
+    assert "/" in paths and "/ko/" in paths
+    return paths + UNLISTED_PAGES
+
+
+def test_every_public_page_passes_axe(page, site):
+    for path in public_pages(page, site):
+        page.goto(f"{site}{path}")
+        assert_accessible(page)
+
+
+def test_pages_reflow_at_320_px_without_horizontal_scrolling(browser, site):
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    try:
+        for path in public_pages(page, site):
+            page.goto(f"{site}{path}")
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+            assert overflow <= 0, f"{path} scrolls sideways by {overflow} px at 320 px"
+    finally:
+        context.close()
