@@ -1,6 +1,6 @@
 """The API reference page, read from the same OpenAPI schema /api/schema/ serves."""
 
-from functools import lru_cache
+from functools import cache
 
 from django.utils import translation
 from drf_spectacular.generators import SchemaGenerator
@@ -8,7 +8,7 @@ from drf_spectacular.generators import SchemaGenerator
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
 
-@lru_cache(maxsize=None)  # one entry per supported language
+@cache  # one entry per supported language
 def _schema(language):
     # Summaries are translatable, so the schema is generated once per language.
     with translation.override(language):

@@ -53,7 +53,8 @@ def assert_accessible(page):
     from axe_playwright_python.sync_playwright import Axe
 
     results = Axe().run(
-        page, options={"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
+        page,
+        options={"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]},
     )
     violations = results.response["violations"]
     report = "\n".join(

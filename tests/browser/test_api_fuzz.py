@@ -13,10 +13,23 @@ pytestmark = pytest.mark.browser
 def test_no_operation_answers_with_a_server_error(site, tmp_path):
     schemathesis = Path(sys.executable).with_name("schemathesis")
     result = subprocess.run(
-        [str(schemathesis), "run", f"{site}/api/schema/",
-         "--checks", "not_a_server_error", "--workers", "1",
-         "--max-examples", "50", "--phases", "examples,coverage,fuzzing"],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        [
+            str(schemathesis),
+            "run",
+            f"{site}/api/schema/",
+            "--checks",
+            "not_a_server_error",
+            "--workers",
+            "1",
+            "--max-examples",
+            "50",
+            "--phases",
+            "examples,coverage,fuzzing",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
     selected = re.search(r"Selected: (\d+)/(\d+)", result.stdout)
