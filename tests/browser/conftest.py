@@ -4,10 +4,6 @@ import os
 
 import pytest
 
-# Playwright's sync API runs an event loop in this thread; the Django ORM calls
-# the tests make around it are still synchronous and safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -26,6 +22,9 @@ pytestmark = pytest.mark.browser
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API runs an event loop in this thread; the Django ORM
+    # calls the tests make around it are still synchronous and safe.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS

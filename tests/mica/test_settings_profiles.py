@@ -32,7 +32,11 @@ PRODUCTION_ENV = {
 
 
 def _clean_env(tmp_path, **extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MICA_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("MICA_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
+    }
     env.update(DJANGO_SETTINGS_MODULE="mica.settings", MICA_VAR_DIR=str(tmp_path), **extra)
     return env
 
