@@ -2,6 +2,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 
 from mica.site import views as site_views
 from mica.site.sitemaps import SITEMAPS
@@ -25,6 +26,10 @@ urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     prefix_default_language=False,
 )
+
+admin.site.site_header = _("MICA portal administration")
+admin.site.site_title = _("MICA portal")
+admin.site.index_title = _("Records and reviews")
 
 handler404 = "mica.site.views.page_not_found"
 handler500 = "mica.site.views.server_error"

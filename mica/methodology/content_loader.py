@@ -15,4 +15,4 @@ def load(report):
             slug=item["slug"],
             defaults={"status": item["status"], **translated(item, "version_label")},
         )
-    report(f"{len(editions)} editions")
+    report(f"editions: {len(editions)}")
