@@ -15,6 +15,7 @@ from mica.errors import DomainError
 API_ENDPOINTS = [
     ("schema", "api-schema"),
     ("health", "healthz"),
+    ("markets", "api-market-list"),
 ]
 
 

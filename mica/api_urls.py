@@ -1,9 +1,10 @@
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from mica import api
 
 urlpatterns = [
     path("v1/", api.ApiRoot.as_view(), name="api-root"),
+    path("v1/", include("markets.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

@@ -211,6 +211,11 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "mica.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "MICA portal API",
@@ -252,4 +257,5 @@ LOGGING = {
 # they must run (later content refers to earlier records).
 CANONICAL_CONTENT_LOADERS = [
     ("methodology", "mica.methodology.content_loader.load"),
+    ("markets", "markets.content_loader.load"),
 ]

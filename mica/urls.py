@@ -23,6 +23,7 @@ urlpatterns = [
 # Pages: English unprefixed, Korean under /ko/.
 urlpatterns += i18n_patterns(
     path("", include("mica.site.urls")),
+    path("", include("markets.urls")),
     path("admin/", admin.site.urls),
     prefix_default_language=False,
 )

@@ -1,0 +1,264 @@
+from django import forms
+from django.contrib import admin, messages
+from django.db import models as django_models
+from django.utils.html import format_html_join
+from django.utils.translation import gettext_lazy as _
+from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
+
+from markets import models
+from markets.selectors import competent_market_codes
+from markets.services import (
+    coverage_audit,
+    platform_registration_register,
+    require_platforms_editable,
+    situation_errors,
+)
+from mica.errors import DomainError
+from mica.vocabulary import EvidenceType, RecoveryCondition, Surface, TaskFamily
+
+
+class MarketScopedAdminMixin:
+    """Local editors see and change only the markets where they hold a current competence."""
+
+    formfield_overrides = {
+        django_models.URLField: {"assume_scheme": "https"},
+    }
+
+    market_code_path = "market_edition__market__code"
+
+    def _market_code(self, obj):
+        for part in self.market_code_path.split("__"):
+            obj = getattr(obj, part)
+        return obj
+
+    def _competent(self, request):
+        return competent_market_codes(request.user)
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(**{f"{self.market_code_path}__in": self._competent(request)})
+
+    def _may_edit(self, request, obj):
+        return (
+            obj is None
+            or request.user.is_superuser
+            or (self._market_code(obj) in self._competent(request))
+        )
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._may_edit(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._may_edit(request, obj)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "market_edition" and not request.user.is_superuser:
+            kwargs["queryset"] = models.MarketEdition.objects.filter(
+                market__code__in=self._competent(request)
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class SituationForm(forms.ModelForm):
+    task_families = forms.MultipleChoiceField(
+        label=_("task families"), choices=TaskFamily.choices, widget=forms.CheckboxSelectMultiple
+    )
+    surfaces = forms.MultipleChoiceField(
+        label=_("surfaces"), choices=Surface.choices, widget=forms.CheckboxSelectMultiple
+    )
+    recovery_conditions = forms.MultipleChoiceField(
+        label=_("recovery conditions"),
+        choices=RecoveryCondition.choices,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    evidence_types = forms.MultipleChoiceField(
+        label=_("evidence types"),
+        choices=EvidenceType.choices,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    class Meta:
+        model = models.IntegrationSituation
+        exclude = ["status"]  # noqa: DJ006 - the admin picks the fields; status is never typed
+
+    def clean(self):
+        cleaned = super().clean()
+        situation = self.instance
+        for name, value in cleaned.items():
+            if hasattr(situation, name) and name != "market_edition":
+                setattr(situation, name, value)
+        market_edition = cleaned.get("market_edition") or getattr(situation, "market_edition", None)
+        if market_edition is None:
+            return cleaned
+        situation.market_edition = market_edition
+        for name, errors in situation_errors(situation, market_edition.market.code).items():
+            for error in errors:
+                self.add_error(name if name in self.fields else None, error)
+        return cleaned
+
+
+class HazardInline(TranslationStackedInline):
+    model = models.Hazard
+    extra = 0
+
+
+class LocalChangeInline(TranslationStackedInline):
+    model = models.LocalChange
+    extra = 0
+
+
+class DatasheetInline(TranslationStackedInline):
+    model = models.Datasheet
+
+
+class DataStatementInline(TranslationStackedInline):
+    model = models.DataStatement
+
+
+def _coverage_html(audit):
+    if audit.complete:
+        return _("Complete")
+    return format_html_join("", "<div>{}</div>", ((gap,) for gap in audit.gaps))
+
+
+@admin.register(models.Market)
+class MarketAdmin(TranslationAdmin):
+    list_display = ("code", "name", "native_name", "locale", "currency_code", "timezone")
+    ordering = ("display_order",)
+
+    def has_change_permission(self, request, obj=None):
+        # Market identity facts are the method lead's; editors work on editions.
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.MarketEdition)
+class MarketEditionAdmin(MarketScopedAdminMixin, TranslationAdmin):
+    market_code_path = "market__code"
+    list_display = ("market", "edition", "situation_count", "coverage")
+    list_filter = ("edition",)
+    readonly_fields = ("coverage",)
+    inlines = [HazardInline, LocalChangeInline, DatasheetInline, DataStatementInline]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("market", "edition")
+            .prefetch_related("situations")
+        )
+
+    @admin.display(description=_("situations"))
+    def situation_count(self, obj):
+        return len(obj.situations.all())
+
+    @admin.display(description=_("coverage audit"))
+    def coverage(self, obj):
+        if obj.pk is None:
+            return "—"
+        return _coverage_html(coverage_audit(obj.situations.all()))
+
+
+@admin.register(models.IntegrationSituation)
+class IntegrationSituationAdmin(MarketScopedAdminMixin, TranslationAdmin):
+    form = SituationForm
+    list_display = (
+        "situation_id",
+        "market_edition",
+        "authorization_boundary",
+        "completion_semantics",
+        "status",
+    )
+    list_filter = (
+        "market_edition__market",
+        "authorization_boundary",
+        "completion_semantics",
+        "status",
+    )
+    search_fields = ("situation_id", "title_en", "title_ko")
+    list_select_related = ("market_edition__market", "market_edition__edition")
+    readonly_fields = ("status",)
+
+
+class RepresentativePlatformInline(TranslationStackedInline):
+    model = models.RepresentativePlatform
+    extra = 0
+
+    def _frozen(self, obj):
+        return obj is not None and obj.frozen
+
+    def has_add_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not self._frozen(obj) and super().has_delete_permission(request, obj)
+
+
+@admin.register(models.PlatformRegistration)
+class PlatformRegistrationAdmin(MarketScopedAdminMixin, TranslationAdmin):
+    list_display = ("market_edition", "task_family", "status", "registered_at", "platform_names")
+    list_filter = ("status", "market_edition__market", "task_family")
+    readonly_fields = ("status", "registered_at", "registered_by", "supersedes")
+    inlines = [RepresentativePlatformInline]
+    actions = ["pre_register"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("market_edition__market", "market_edition__edition")
+            .prefetch_related("platforms")
+        )
+
+    @admin.display(description=_("platforms, primary first"))
+    def platform_names(self, obj):
+        return " → ".join(p.name for p in obj.platforms.all())
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.frozen:
+            fields += [
+                "market_edition",
+                "task_family",
+                "supersede_reason_en",
+                "supersede_reason_ko",
+            ]
+        return fields
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            require_platforms_editable(models.PlatformRegistration.objects.get(pk=obj.pk))
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description=_("Pre-register the selected platform sets (freezes them)"))
+    def pre_register(self, request, queryset):
+        for registration in queryset:
+            try:
+                platform_registration_register(registration_id=registration.pk, actor=request.user)
+            except DomainError as error:
+                self.message_user(request, f"{registration}: {error.message}", messages.ERROR)
+            else:
+                self.message_user(
+                    request,
+                    _("%(registration)s is pre-registered.") % {"registration": registration},
+                )
+
+
+@admin.register(models.MarketCompetence)
+class MarketCompetenceAdmin(admin.ModelAdmin):
+    list_display = ("user", "market", "role", "verified_by", "valid_until")
+    list_filter = ("market", "role")
+    list_select_related = ("user", "market", "verified_by")
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser

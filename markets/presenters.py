@@ -1,0 +1,115 @@
+"""Market records shaped for pages: vocabulary codes with their labels, audits attached."""
+
+from markets.services import coverage_audit
+from mica.vocabulary import (
+    COVERAGE_DIMENSIONS,
+    AuthorizationBoundary,
+    CompletionSemantics,
+    EvidenceType,
+    RecoveryCondition,
+    Surface,
+    TaskFamily,
+    label_for,
+)
+
+
+def labelled(choices, codes):
+    return [{"code": code, "label": label_for(choices, code)} for code in codes]
+
+
+def situation_view(situation):
+    return {
+        "record": situation,
+        "families": labelled(TaskFamily, situation.task_families),
+        "surfaces": labelled(Surface, situation.surfaces),
+        "authorization": labelled(AuthorizationBoundary, [situation.authorization_boundary])[0],
+        "completion": labelled(CompletionSemantics, [situation.completion_semantics])[0],
+        "recovery": labelled(RecoveryCondition, situation.recovery_conditions),
+        "evidence": labelled(EvidenceType, situation.evidence_types),
+    }
+
+
+def market_row(market_edition):
+    situations = list(market_edition.situations.all())
+    return {
+        "market": market_edition.market,
+        "edition": market_edition,
+        "situation_count": len(situations),
+        "audit": coverage_audit(situations),
+    }
+
+
+def coverage_matrix(rows):
+    """Per dimension: for each vocabulary value, how many situations of each market use it."""
+    matrix = []
+    for key, label, choices, _required in COVERAGE_DIMENSIONS:
+        if choices is None:
+            continue
+        columns = [{"code": code, "label": text} for code, text in choices.choices]
+        lines = []
+        for row in rows:
+            counts = {code: 0 for code, _text in choices.choices}
+            for situation in row["edition"].situations.all():
+                for code in _situation_codes(situation, key):
+                    counts[code] = counts.get(code, 0) + 1
+            lines.append(
+                {
+                    "market": row["market"],
+                    "cells": [{"column": c, "count": counts[c["code"]]} for c in columns],
+                }
+            )
+        matrix.append(
+            {
+                "key": key,
+                "label": label,
+                "columns": columns,
+                "lines": lines,
+                "figure": _figure_geometry(columns, lines),
+            }
+        )
+    return matrix
+
+
+CELL, LEFT, TOP = 40, 44, 30
+
+
+def _figure_geometry(columns, lines):
+    """Coordinates for the SVG drawing of one dimension (columns numbered 1..n)."""
+    heads = [{"number": i + 1, "x": LEFT + i * CELL + CELL // 2} for i in range(len(columns))]
+    rows = []
+    for r, line in enumerate(lines):
+        y = TOP + r * CELL + CELL // 2
+        cells = [
+            {
+                "x": LEFT + i * CELL + CELL // 2,
+                "count": cell["count"],
+                "radius": min(16, 6 + 4 * cell["count"]),
+                "label": cell["column"]["label"],
+            }
+            for i, cell in enumerate(line["cells"])
+        ]
+        rows.append({"code": line["market"].code, "y": y, "cells": cells})
+    return {
+        "width": LEFT + CELL * len(columns) + 4,
+        "height": TOP + CELL * len(lines) + 4,
+        "heads": heads,
+        "rows": rows,
+        "label_x": LEFT - 8,
+    }
+
+
+def _situation_codes(situation, key):
+    if key == "authorization_boundaries":
+        return [situation.authorization_boundary]
+    if key == "completion_semantics":
+        return [situation.completion_semantics]
+    return getattr(situation, key)
+
+
+def platform_groups(market_edition):
+    by_family = {r.task_family: r for r in market_edition.platform_registrations.all()}
+    return [
+        {"family": {"code": code, "label": label}, "registration": by_family.get(code)}
+        for code, label in TaskFamily.choices
+        if code in by_family
+    ]

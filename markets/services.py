@@ -1,0 +1,235 @@
+"""Every write to the market records, and the rules they must satisfy."""
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from markets.models import (
+    IntegrationSituation,
+    PlatformRegistration,
+    RegistrationStatus,
+)
+from markets.selectors import competent_market_codes
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.vocabulary import (
+    COVERAGE_DIMENSIONS,
+    TASK_FAMILY_IDS,
+    EvidenceType,
+    RecoveryCondition,
+    Surface,
+)
+
+SITUATION_LIST_FIELDS = {
+    "surfaces": Surface,
+    "recovery_conditions": RecoveryCondition,
+    "evidence_types": EvidenceType,
+}
+
+
+# --- Coverage ---------------------------------------------------------------
+
+
+@dataclass
+class CoverageDimension:
+    key: str
+    label: str
+    actual: int
+    required: int
+    values: set = field(default_factory=set)
+
+    @property
+    def met(self):
+        return self.actual >= self.required
+
+    @property
+    def gap(self):
+        return _("%(dimension)s: %(actual)s of %(required)s required") % {
+            "dimension": self.label,
+            "actual": self.actual,
+            "required": self.required,
+        }
+
+
+@dataclass
+class CoverageAudit:
+    dimensions: list
+
+    @property
+    def gaps(self):
+        return [d.gap for d in self.dimensions if not d.met]
+
+    @property
+    def complete(self):
+        return not self.gaps
+
+
+def _distinct_values(situations, key):
+    values = set()
+    for situation in situations:
+        if key == "authorization_boundaries":
+            values.add(situation.authorization_boundary)
+        elif key == "completion_semantics":
+            values.add(situation.completion_semantics)
+        else:
+            values.update(getattr(situation, key))
+    return values
+
+
+def coverage_audit(situations):
+    """Audit one market edition's situations against the profile minimums.
+
+    Takes the situations (already fetched) so a page of six markets audits
+    them without a query each.
+    """
+    situations = list(situations)
+    dimensions = []
+    for key, label, _choices, required in COVERAGE_DIMENSIONS:
+        if key == "situations":
+            values = {s.situation_id for s in situations}
+        else:
+            values = _distinct_values(situations, key)
+        dimensions.append(CoverageDimension(key, str(label), len(values), required, values))
+    return CoverageAudit(dimensions)
+
+
+# --- Situations -------------------------------------------------------------
+
+
+def situation_errors(situation, market_code):
+    """Field errors of a situation; empty when it may be saved."""
+    errors = {}
+    prefix = f"{market_code.lower()}-"
+    if not situation.situation_id.startswith(prefix):
+        errors["situation_id"] = [
+            _("A situation id of market %(code)s must start with “%(prefix)s”.")
+            % {"code": market_code, "prefix": prefix}
+        ]
+    for name, choices in SITUATION_LIST_FIELDS.items():
+        values = getattr(situation, name) or []
+        unknown = [v for v in values if v not in choices.values]
+        if not values:
+            errors[name] = [_("Choose at least one value.")]
+        elif unknown or len(set(values)) != len(values):
+            errors[name] = [
+                _("Unknown or repeated values: %(values)s.")
+                % {"values": ", ".join(map(str, unknown)) or ", ".join(values)}
+            ]
+    families = situation.task_families or []
+    unknown = [f for f in families if f not in TASK_FAMILY_IDS]
+    if not families or unknown:
+        errors["task_families"] = [
+            _("Name at least one task family; unknown: %(values)s.")
+            % {"values": ", ".join(map(str, unknown)) or "—"}
+        ]
+    duplicate = (
+        IntegrationSituation.objects.filter(
+            market_edition=situation.market_edition_id, situation_id=situation.situation_id
+        )
+        .exclude(pk=situation.pk)
+        .exists()
+    )
+    if duplicate:
+        errors.setdefault("situation_id", []).append(
+            _("Situation id “%(id)s” is already declared in this market edition.")
+            % {"id": situation.situation_id}
+        )
+    return errors
+
+
+def require_market_competence(user, market_code):
+    """Only people with a current competence for a market change its records."""
+    if user.is_superuser or market_code in competent_market_codes(user):
+        return
+    raise PermissionRefused(
+        _("You hold no current competence for market %(code)s, so you cannot change its records.")
+        % {"code": market_code}
+    )
+
+
+def situation_update(*, situation, changes, actor):
+    """Change a situation's fields after checking competence and every rule."""
+    market_code = situation.market_edition.market.code
+    require_market_competence(actor, market_code)
+    require_editable_edition(situation.market_edition.edition)
+    with transaction.atomic():
+        situation = IntegrationSituation.objects.select_for_update().get(pk=situation.pk)
+        for name, value in changes.items():
+            setattr(situation, name, value)
+        errors = situation_errors(situation, market_code)
+        if errors:
+            raise ValidationFailed(_("The situation was not saved."), field_errors=errors)
+        situation.save()
+    return situation
+
+
+def require_editable_edition(edition):
+    if edition.status != "draft":
+        raise ValidationFailed(
+            _("Edition %(edition)s is published and cannot change; changes go into a new edition.")
+            % {"edition": edition}
+        )
+
+
+# --- Platform registrations ----------------------------------------------------
+
+
+def platform_registration_register(*, registration_id, actor):
+    """Pre-register a draft set of platforms: from now on it is frozen."""
+    with transaction.atomic():
+        registration = PlatformRegistration.objects.select_for_update().get(pk=registration_id)
+        require_market_competence(actor, registration.market_edition.market.code)
+        if registration.status != RegistrationStatus.DRAFT:
+            raise InvalidTransition(_("This platform set is already pre-registered."))
+        if not registration.platforms.exists():
+            raise ValidationFailed(_("A registration needs at least one platform."))
+        registration.status = RegistrationStatus.REGISTERED
+        registration.registered_at = timezone.now()
+        registration.registered_by = actor if getattr(actor, "pk", None) else None
+        registration.save()
+    return registration
+
+
+def platform_registration_supersede(*, registration_id, reason_en, reason_ko, platforms, actor):
+    """Replace a frozen set by a new pre-registration that names its reason.
+
+    `platforms` is a list of dicts of RepresentativePlatform fields, in rank order.
+    """
+    if not (reason_en or "").strip() or not (reason_ko or "").strip():
+        raise ValidationFailed(
+            _("Superseding a registration needs a reason in English and Korean."),
+            field_errors={"supersede_reason": [_("Give the reason in both languages.")]},
+        )
+    if not platforms:
+        raise ValidationFailed(_("A registration needs at least one platform."))
+    with transaction.atomic():
+        old = PlatformRegistration.objects.select_for_update().get(pk=registration_id)
+        require_market_competence(actor, old.market_edition.market.code)
+        if old.status != RegistrationStatus.REGISTERED:
+            raise InvalidTransition(_("Only a pre-registered platform set can be superseded."))
+        old.status = RegistrationStatus.SUPERSEDED
+        old.save(update_fields=["status"])
+        new = PlatformRegistration.objects.create(
+            market_edition=old.market_edition,
+            task_family=old.task_family,
+            status=RegistrationStatus.REGISTERED,
+            registered_at=timezone.now(),
+            registered_by=actor if getattr(actor, "pk", None) else None,
+            supersedes=old,
+            supersede_reason_en=reason_en,
+            supersede_reason_ko=reason_ko,
+        )
+        for rank, platform in enumerate(platforms, start=1):
+            new.platforms.create(rank=rank, **platform)
+    return new
+
+
+def require_platforms_editable(registration):
+    if registration is not None and registration.frozen:
+        raise ValidationFailed(
+            _(
+                "This platform set is pre-registered and frozen; supersede it with a new "
+                "registration and a reason instead."
+            )
+        )

@@ -1,0 +1,63 @@
+from modeltranslation.translator import TranslationOptions, register
+
+from markets import models
+
+
+@register(models.Market)
+class MarketTranslation(TranslationOptions):
+    fields = ("name",)
+    required_languages = ("en", "ko")
+
+
+@register(models.MarketEdition)
+class MarketEditionTranslation(TranslationOptions):
+    fields = ("edition_note", "profile_summary")
+    required_languages = ("en", "ko")
+
+
+@register(models.Hazard)
+class HazardTranslation(TranslationOptions):
+    fields = ("title", "detail")
+    required_languages = ("en", "ko")
+
+
+@register(models.LocalChange)
+class LocalChangeTranslation(TranslationOptions):
+    fields = ("text",)
+    required_languages = ("en", "ko")
+
+
+@register(models.IntegrationSituation)
+class IntegrationSituationTranslation(TranslationOptions):
+    fields = ("title", "detail", "capability_area")
+    required_languages = ("en", "ko")
+
+
+@register(models.PlatformRegistration)
+class PlatformRegistrationTranslation(TranslationOptions):
+    fields = ("supersede_reason",)
+
+
+@register(models.RepresentativePlatform)
+class RepresentativePlatformTranslation(TranslationOptions):
+    fields = ("name", "local_reach", "availability", "relevance")
+    required_languages = ("en", "ko")
+
+
+@register(models.Datasheet)
+class DatasheetTranslation(TranslationOptions):
+    fields = (
+        "motivation",
+        "composition",
+        "collection",
+        "intended_uses",
+        "distribution",
+        "maintenance",
+    )
+    required_languages = ("en", "ko")
+
+
+@register(models.DataStatement)
+class DataStatementTranslation(TranslationOptions):
+    fields = ("language_variety", "region", "channel_and_register", "reviewer_context")
+    required_languages = ("en", "ko")

@@ -1,0 +1,115 @@
+"""The method's controlled vocabularies, in their declared order.
+
+Codes are the method's own words and never translated; labels are interface
+strings with Korean in the catalogue. Every app uses these same classes, so a
+value means one thing in the records, the pages, the API and the exports.
+"""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Surface(models.TextChoices):
+    OPEN_WEB = "open-web", _("Open web")
+    OFFICIAL_API = "official-api", _("Official API or tool")
+    SIGNED_IN_APP = "signed-in-app", _("Signed-in app")
+    SUPER_APP_CHANNEL = "super-app-channel", _("Super-app or messaging channel")
+    QR_DEVICE_HANDOFF = "qr-device-handoff", _("QR or device handoff")
+    HUMAN_HANDOFF = "human-handoff", _("Phone, in person or human handoff")
+
+
+class AuthorizationBoundary(models.TextChoices):
+    SESSION_ONLY = "session-only", _("Signed-in session only")
+    OTP = "otp", _("One-time passcode")
+    CARRIER_IDENTITY = "carrier-identity", _("Mobile carrier identity check")
+    GOVERNMENT_IDENTITY = "government-identity", _("Government digital identity")
+    PAYMENT_APPROVAL = "payment-approval", _("Payment approval")
+    ACCOUNT_HOLDER_CONFIRMATION = (
+        "account-holder-confirmation",
+        _("Account holder's confirmation"),
+    )
+
+
+class CompletionSemantics(models.TextChoices):
+    SYNCHRONOUS_CONFIRMED = "synchronous-confirmed", _("Confirmed on the spot")
+    ASYNCHRONOUS_PENDING = "asynchronous-pending", _("Pending, confirmed later")
+    OUT_OF_BAND_COMPLETION = "out-of-band-completion", _("Completed outside the channel")
+    HUMAN_CONFIRMED = "human-confirmed", _("Confirmed by a person")
+
+
+class RecoveryCondition(models.TextChoices):
+    PARTIAL_SUCCESS = "partial-success", _("Partial success")
+    STALE_INVENTORY_OR_LATE_FEE = (
+        "stale-inventory-or-late-fee",
+        _("Stale inventory or a late fee"),
+    )
+    DUPLICATE_OR_RETRY_RISK = "duplicate-or-retry-risk", _("Duplicate or retry risk")
+    WHOLE_FORM_INVALIDATION = "whole-form-invalidation", _("Whole form invalidated")
+    CHANNEL_UNAVAILABLE = "channel-unavailable", _("Channel unavailable")
+    IDENTITY_HANDOFF_TIMEOUT = "identity-handoff-timeout", _("Identity handoff timed out")
+
+
+class EvidenceType(models.TextChoices):
+    TOOL_CALL_LINEAGE = "tool-call-lineage", _("Tool-call lineage")
+    AUTHORITATIVE_RESPONSE = "authoritative-response", _("Authoritative response")
+    POST_ACTION_READBACK = "post-action-readback", _("Post-action readback")
+    HANDOFF_CHECKPOINT = "handoff-checkpoint", _("Handoff checkpoint")
+    RETRY_IDEMPOTENCY_RECORD = "retry-idempotency-record", _("Retry idempotency record")
+    LOCALE_FORMATTED_ARTIFACT = "locale-formatted-artifact", _("Locale-formatted artifact")
+
+
+class DiagnosticAxis(models.TextChoices):
+    ORCHESTRATION = "orchestration", _("Orchestration")
+    MODEL_ROUTING = "model-routing", _("Model routing")
+    MEMORY = "memory", _("Memory")
+    TOOL_API_USE = "tool-api-use", _("Tool / API use")
+    LOCALIZATION = "localization", _("Localization")
+    SAFETY = "safety", _("Safety")
+    RECOVERY = "recovery", _("Recovery")
+
+
+class LocalityCondition(models.TextChoices):
+    LANGUAGE_AND_REGISTER = "language-and-register", _("Language and register")
+    IDENTITY_AND_FORMATS = "identity-and-formats", _("Identity and formats")
+    PAYMENT_AND_VERIFICATION = "payment-and-verification", _("Payment and verification")
+    LAW_AND_CONSUMER_TERMS = "law-and-consumer-terms", _("Law and consumer terms")
+    OPERATIONAL_REALITY = "operational-reality", _("Operational reality")
+    CHANNEL_AND_HANDOFF = "channel-and-handoff", _("Channel and handoff")
+    TASK_SPECIFIC_VALIDITY = "task-specific-validity", _("Task-specific validity")
+
+
+class TaskFamily(models.TextChoices):
+    """The ten task families, in the method's order (the catalogue holds their records)."""
+
+    EMAIL_CALENDAR = "email-calendar", _("Email & Calendar")
+    SHOPPING_DELIVERY = "shopping-delivery", _("Shopping & Delivery")
+    TRAVEL_ACCOMMODATION = "travel-accommodation", _("Travel Planning & Accommodation")
+    RESTAURANTS_LOCAL = "restaurants-local", _("Dining & Reservations")
+    MONEY_BANKING_INVESTING = "money-banking-investing", _("Money, Banking & Investing")
+    MOBILITY_TRANSIT = "mobility-transit", _("Mobility & Local Transit")
+    HEALTHCARE_ADMINISTRATION = "healthcare-administration", _("Healthcare Administration")
+    GOVERNMENT_CIVIC = "government-civic", _("Government & Civic Services")
+    HOME_UTILITIES = "home-utilities", _("Home & Utilities")
+    TELECOM_SUBSCRIPTIONS = "telecom-subscriptions", _("Telecom & Digital Subscriptions")
+
+
+TASK_FAMILY_IDS = tuple(TaskFamily.values)
+
+
+# The integration-profile dimensions a market edition must span, with their minimums.
+COVERAGE_DIMENSIONS = [
+    ("situations", _("situations"), None, 5),
+    ("surfaces", _("surfaces"), Surface, 3),
+    ("authorization_boundaries", _("authorization boundaries"), AuthorizationBoundary, 3),
+    ("completion_semantics", _("completion semantics"), CompletionSemantics, 2),
+    ("recovery_conditions", _("recovery conditions"), RecoveryCondition, 3),
+    ("evidence_types", _("evidence types"), EvidenceType, 4),
+]
+
+
+def label_for(choices, code):
+    """The label of a code, or the code itself when it is not in the vocabulary."""
+    try:
+        return choices(code).label
+    except ValueError:
+        return code
