@@ -1,6 +1,7 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
+from markets.sitemaps import MarketSitemap
 from mica.site.navigation import routed_pages
 
 
@@ -23,4 +24,5 @@ class PageSitemap(Sitemap):
         return 1.0 if item == "site:home" else 0.7
 
 
-SITEMAPS = {"pages": PageSitemap}
+# The site composes every app's sitemap; detail pages of public records only.
+SITEMAPS = {"pages": PageSitemap, "markets": MarketSitemap}
