@@ -16,6 +16,8 @@ API_ENDPOINTS = [
     ("schema", "api-schema"),
     ("health", "healthz"),
     ("markets", "api-market-list"),
+    ("families", "api-family-list"),
+    ("tasks", "api-task-list"),
 ]
 
 

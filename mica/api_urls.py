@@ -6,5 +6,6 @@ from mica import api
 urlpatterns = [
     path("v1/", api.ApiRoot.as_view(), name="api-root"),
     path("v1/", include("markets.api.urls")),
+    path("v1/", include("catalogue.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

@@ -258,4 +258,5 @@ LOGGING = {
 CANONICAL_CONTENT_LOADERS = [
     ("methodology", "mica.methodology.content_loader.load"),
     ("markets", "markets.content_loader.load"),
+    ("catalogue", "catalogue.content_loader.load"),
 ]

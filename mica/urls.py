@@ -24,6 +24,7 @@ urlpatterns = [
 urlpatterns += i18n_patterns(
     path("", include("mica.site.urls")),
     path("", include("markets.urls")),
+    path("", include("catalogue.urls")),
     path("admin/", admin.site.urls),
     prefix_default_language=False,
 )

@@ -18,9 +18,24 @@ from django.core.management import call_command
 from tests.support import require
 
 
+def _load_canonical_content():
+    call_command("load_canonical_content", stdout=open(os.devnull, "w"))
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    # Loaded once; each test runs in a transaction that is rolled back.
+    with django_db_blocker.unblock():
+        _load_canonical_content()
+
+
 @pytest.fixture
 def canonical_content(db):
-    call_command("load_canonical_content", stdout=open(os.devnull, "w"))
+    """The canonical content; reloaded only after a transactional test flushed it."""
+    from catalogue.models import TaskDefinition
+
+    if not TaskDefinition.objects.exists():
+        _load_canonical_content()
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
+from catalogue.sitemaps import TaskSitemap
 from markets.sitemaps import MarketSitemap
 from mica.site.navigation import routed_pages
 
@@ -25,4 +26,4 @@ class PageSitemap(Sitemap):
 
 
 # The site composes every app's sitemap; detail pages of public records only.
-SITEMAPS = {"pages": PageSitemap, "markets": MarketSitemap}
+SITEMAPS = {"pages": PageSitemap, "markets": MarketSitemap, "tasks": TaskSitemap}

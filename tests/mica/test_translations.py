@@ -11,8 +11,12 @@ MO = ROOT / "locale/ko/LC_MESSAGES/django.mo"
 
 def po_entries():
     """(msgid, msgstr, flags) for every entry of the .po file but the header."""
+    return po_entries_of(PO.read_text(encoding="utf-8"))
+
+
+def po_entries_of(text):
     entries = []
-    for block in PO.read_text(encoding="utf-8").split("\n\n"):
+    for block in text.split("\n\n"):
         lines = [line for line in block.splitlines() if line.strip()]
         flags = " ".join(line for line in lines if line.startswith("#,"))
         fields, current = {}, None
@@ -46,3 +50,29 @@ def test_compiled_catalogue_matches_the_po_file():
 def test_korean_strings_are_not_english_copies():
     copies = [m for m, s, _ in po_entries() if m == s and m not in {"API", "MICA API"}]
     assert not copies, copies
+
+
+SOURCE_DIRS = ["mica", "markets", "catalogue", "submissions", "governance", "templates"]
+
+
+def test_every_string_in_the_source_is_in_the_catalogue(tmp_path, settings, monkeypatch):
+    """Extract the strings afresh: a string added without a Korean entry fails here."""
+    import shutil
+
+    from django.core.management import call_command
+
+    from tests.support import require
+
+    require(shutil.which("xgettext"), "GNU gettext (xgettext) is not installed")
+    # makemessages writes into the nearest locale folder, so it runs on a copy.
+    for name in SOURCE_DIRS:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("content"))
+    (tmp_path / "locale").mkdir()
+    settings.LOCALE_PATHS = [tmp_path / "locale"]
+    monkeypatch.chdir(tmp_path)
+    call_command("makemessages", locale=["ko"], no_location=True, verbosity=0)
+    extracted = (tmp_path / "locale/ko/LC_MESSAGES/django.po").read_text(encoding="utf-8")
+    fresh = {m for m, _s, _f in po_entries_of(extracted)}
+    known = {m for m, _s, _f in po_entries()}
+    assert len(fresh) > 100
+    assert not fresh - known, f"run `make messages` and translate: {sorted(fresh - known)[:10]}"

@@ -26,8 +26,8 @@ def eager_celery(settings):
 def test_job_is_queued_until_commit_then_succeeds(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         job_run = job_run_enqueue(task=content_reload)
-    assert JobRun.objects.get(pk=job_run.pk).state == JobState.QUEUED
-    assert Edition.objects.count() == 0
+    queued = JobRun.objects.get(pk=job_run.pk)
+    assert queued.state == JobState.QUEUED and queued.started_at is None
     for callback in callbacks:
         callback()
     job_run.refresh_from_db()

@@ -1,0 +1,280 @@
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Q
+from django.template.response import TemplateResponse
+from django.urls import path
+from django.utils.translation import gettext_lazy as _
+from modeltranslation.admin import (
+    TranslationAdmin,
+    TranslationStackedInline,
+    TranslationTabularInline,
+)
+
+from catalogue import models
+from catalogue.rules import require_author_for, task_version_hash
+from catalogue.services import review_open, task_promote, task_version_touch
+from catalogue.workflows import review_transition
+from markets.models import CompetenceRole
+from markets.selectors import competent_market_codes
+from mica.errors import DomainError
+
+
+def _report(modeladmin, request, label, call):
+    """Run a service call for one record and tell the user how it went, in their language."""
+    try:
+        call()
+    except DomainError as error:
+        modeladmin.message_user(request, f"{label}: {error.message}", messages.ERROR)
+        return False
+    return True
+
+
+@admin.register(models.TaskFamily)
+class TaskFamilyAdmin(TranslationAdmin):
+    list_display = ("position", "slug", "label", "task_prefix", "timeout_seconds")
+    ordering = ("position",)
+
+
+@admin.register(models.TaskDefinition)
+class TaskDefinitionAdmin(admin.ModelAdmin):
+    list_display = ("slug", "family", "lifecycle", "task_set", "current_version")
+    list_filter = ("family", "lifecycle", "task_set")
+    search_fields = ("slug", "current_version__title_en", "current_version__title_ko")
+    list_select_related = ("family", "current_version")
+    readonly_fields = ("lifecycle", "current_version", "created_at")
+    actions = ["promote"]
+
+    @admin.action(description=_("Promote the selected candidates to validated"))
+    def promote(self, request, queryset):
+        for definition in queryset:
+            if _report(
+                self,
+                request,
+                definition.slug,
+                lambda d=definition: task_promote(definition_id=d.pk, actor=request.user),
+            ):
+                self.message_user(request, _("%(task)s is validated.") % {"task": definition})
+
+
+class ContractClauseInline(TranslationTabularInline):
+    model = models.ContractClause
+    extra = 0
+
+
+class MarketApplicabilityInline(TranslationStackedInline):
+    model = models.MarketApplicability
+    extra = 0
+
+
+@admin.register(models.TaskVersion)
+class TaskVersionAdmin(TranslationAdmin):
+    list_display = (
+        "__str__",
+        "title",
+        "surface",
+        "termination_class",
+        "declared_complexity",
+        "reference_status",
+    )
+    list_filter = ("definition__family", "surface", "termination_class", "declared_complexity")
+    search_fields = ("definition__slug", "title_en", "title_ko")
+    list_select_related = ("definition",)
+    readonly_fields = ("content_hash", "editors")
+    inlines = [ContractClauseInline, MarketApplicabilityInline]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # The hash covers clauses and applicability too, so it is taken after the inlines.
+        task_version_touch(version=form.instance, actor=request.user)
+
+    def get_urls(self):
+        matrix = self.admin_site.admin_view(self.translation_status_view)
+        return [
+            path("translation-status/", matrix, name="catalogue_taskversion_translation_status"),
+            *super().get_urls(),
+        ]
+
+    def translation_status_view(self, request):
+        """Task × language × the source version each market's approved review covers."""
+        versions = (
+            models.TaskVersion.objects.filter(definition__current_version__isnull=False)
+            .select_related("definition")
+            .prefetch_related("clauses", "applicability__market", "reviews__market")
+            .order_by("definition__family__position", "definition__position")
+        )
+        rows = [
+            _translation_row(version)
+            for version in versions
+            if version.definition.current_version_id == version.pk
+        ]
+        return TemplateResponse(
+            request,
+            "admin/catalogue/translation_status.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Translation status"),
+                "rows": rows,
+                "opts": self.model._meta,
+            },
+        )
+
+
+def _complete(version, language):
+    fields = ("title", "final_state", "confirmation_boundary")
+    return (
+        all(getattr(version, f"{f}_{language}") for f in fields)
+        and all(getattr(c, f"text_{language}") for c in version.clauses.all())
+        and all(getattr(a, f"note_{language}") for a in version.applicability.all())
+    )
+
+
+def _translation_row(version):
+    current = task_version_hash(version)
+    approved = sorted(
+        review.market.code
+        for review in version.reviews.all()
+        if review.state == models.ReviewState.APPROVED and review.approved_hash == current
+    )
+    return {
+        "version": version,
+        "en": _complete(version, "en"),
+        "ko": _complete(version, "ko"),
+        "reviewed_markets": approved,
+    }
+
+
+class AwaitingMyReview(admin.SimpleListFilter):
+    title = _("my work")
+    parameter_name = "mine"
+
+    def lookups(self, request, model_admin):
+        return [("review", _("Awaiting my review")), ("drafts", _("My drafts"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "review":
+            markets = competent_market_codes(
+                request.user, roles=[CompetenceRole.REVIEWER, CompetenceRole.LEAD]
+            )
+            return queryset.filter(
+                state=models.ReviewState.IN_REVIEW, market__code__in=markets
+            ).exclude(Q(author=request.user) | Q(version__editors=request.user))
+        if self.value() == "drafts":
+            return queryset.filter(
+                author=request.user,
+                state__in=[models.ReviewState.DRAFT, models.ReviewState.CHANGES_REQUESTED],
+            )
+        return queryset
+
+
+class ReviewEventInline(admin.TabularInline):
+    model = models.ReviewEvent
+    extra = 0
+    can_delete = False
+    readonly_fields = (
+        "action",
+        "from_state",
+        "to_state",
+        "actor",
+        "actor_role",
+        "content_hash",
+        "comment",
+        "at",
+    )
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class LocalReviewOpenForm(forms.ModelForm):
+    """Opening a review: the requesting author must be competent for the market."""
+
+    class Meta:
+        model = models.LocalReview
+        fields = ["version", "market"]
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("version") and cleaned.get("market"):
+            draft = models.LocalReview(
+                version=cleaned["version"], market=cleaned["market"], author=self.author
+            )
+            try:
+                require_author_for(draft, self.author)
+            except DomainError as error:
+                raise forms.ValidationError(error.message) from error
+            if models.LocalReview.objects.filter(
+                version=cleaned["version"],
+                market=cleaned["market"],
+                state__in=models.OPEN_REVIEW_STATES,
+            ).exists():
+                raise forms.ValidationError(
+                    _("This version already has an open review in %(market)s.")
+                    % {"market": cleaned["market"].code}
+                )
+        return cleaned
+
+
+@admin.register(models.LocalReview)
+class LocalReviewAdmin(admin.ModelAdmin):
+    list_display = ("version", "market", "state", "updated_at")
+    list_filter = (AwaitingMyReview, "state", "market")
+    list_select_related = ("version__definition", "market")
+    readonly_fields = ("state", "author", "reviewer", "approved_hash")
+    inlines = [ReviewEventInline]
+    actions = ["submit", "request_changes", "approve"]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        return fields + ["version", "market"] if obj else fields
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = LocalReviewOpenForm
+        form = super().get_form(request, obj, **kwargs)
+        form.author = request.user
+        return form
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return  # a review changes only through its actions
+        created = review_open(version=obj.version, market=obj.market, actor=request.user)
+        obj.pk, obj.author_id, obj.state = created.pk, created.author_id, created.state
+
+    def _move(self, request, queryset, action, done):
+        for review in queryset:
+            if _report(
+                self,
+                request,
+                str(review),
+                lambda r=review: review_transition(
+                    review_id=r.pk, action=action, actor=request.user
+                ),
+            ):
+                self.message_user(request, done % {"review": review})
+
+    @admin.action(description=_("Submit for review"))
+    def submit(self, request, queryset):
+        self._move(request, queryset, "submit", _("%(review)s was submitted."))
+
+    @admin.action(description=_("Request changes"))
+    def request_changes(self, request, queryset):
+        self._move(request, queryset, "request_changes", _("Changes were requested on %(review)s."))
+
+    @admin.action(description=_("Approve"))
+    def approve(self, request, queryset):
+        self._move(request, queryset, "approve", _("%(review)s is approved."))
+
+
+@admin.register(models.ExposureEntry)
+class ExposureEntryAdmin(admin.ModelAdmin):
+    list_display = ("definition", "at", "where", "artifact")
+    list_select_related = ("definition",)
+
+    def has_change_permission(self, request, obj=None):
+        return False  # the exposure log is append-only
+
+    def has_delete_permission(self, request, obj=None):
+        return False

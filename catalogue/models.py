@@ -1,0 +1,364 @@
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+SEMVER_VALIDATOR = RegexValidator(r"^\d+\.\d+\.\d+$", _("Use a semantic version such as 1.0.0."))
+TASK_SLUG_VALIDATOR = RegexValidator(
+    r"^[a-z]+-[a-z0-9]+(?:-[a-z0-9]+)*$", _("Use lower-case words joined by hyphens.")
+)
+
+
+class TaskFamily(models.Model):
+    """One of the ten everyday task domains."""
+
+    slug = models.SlugField(_("id"), max_length=60, unique=True)
+    position = models.PositiveSmallIntegerField(_("order"), unique=True)
+    task_prefix = models.CharField(_("task id prefix"), max_length=8, unique=True)
+    label = models.CharField(_("label"), max_length=120)
+    summary = models.TextField(_("summary"))
+    why_hard = models.TextField(_("why it is hard"))
+    timeout_seconds = models.PositiveIntegerField(
+        _("timeout (s)"), choices=[(900, "900"), (1200, "1200"), (1800, "1800")]
+    )
+    final_state_evidence = models.TextField(_("final-state evidence"), blank=True)
+    boundary_evidence = models.TextField(_("boundary evidence"), blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        verbose_name = _("task family")
+        verbose_name_plural = _("task families")
+
+    def __str__(self):
+        return self.label
+
+
+class Lifecycle(models.TextChoices):
+    CANDIDATE = "candidate", _("Candidate")
+    VALIDATED = "validated", _("Validated")
+    RETIRED = "retired", _("Retired")
+
+
+class TaskSet(models.TextChoices):
+    PUBLIC = "public", _("Public")
+    HOLDOUT = "holdout", _("Holdout")
+
+
+class TaskDefinition(models.Model):
+    """A canonical task: its identity, lifecycle and set. The content lives in versions."""
+
+    slug = models.CharField(_("id"), max_length=60, unique=True, validators=[TASK_SLUG_VALIDATOR])
+    family = models.ForeignKey(
+        TaskFamily, on_delete=models.PROTECT, related_name="tasks", verbose_name=_("family")
+    )
+    position = models.PositiveSmallIntegerField(_("order in family"), default=1)
+    lifecycle = models.CharField(
+        _("lifecycle"), max_length=10, choices=Lifecycle.choices, default=Lifecycle.CANDIDATE
+    )
+    task_set = models.CharField(
+        _("set"), max_length=8, choices=TaskSet.choices, default=TaskSet.PUBLIC
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    created_by_role = models.CharField(_("created by (role)"), max_length=40, default="author")
+    source = models.CharField(_("source"), max_length=200, blank=True)
+    # Kept by the services whenever a version is added, so lists filter in SQL.
+    current_version = models.OneToOneField(
+        "TaskVersion",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("current version"),
+    )
+
+    class Meta:
+        ordering = ["family__position", "position", "slug"]
+        verbose_name = _("task definition")
+        verbose_name_plural = _("task definitions")
+
+    def __str__(self):
+        return self.slug
+
+
+class Surface(models.TextChoices):
+    WEB = "web", _("Web")
+    APP_ONLY = "app-only", _("App only")
+    IDENTITY_GATED = "identity-gated", _("Identity-gated")
+    PHONE_OR_IN_PERSON = "phone-or-in-person", _("Phone or in person")
+    MIXED_SURFACE = "mixed-surface", _("Mixed surface")
+
+
+class TerminationClass(models.TextChoices):
+    COMPLETED_FINAL_STATE = "completed-final-state", _("Completed final state")
+    APPROVAL_HANDOFF = "approval-handoff", _("Approval handoff")
+    REFUSAL = "refusal", _("Refusal")
+    ESCALATION = "escalation", _("Escalation")
+
+
+class Complexity(models.TextChoices):
+    SINGLE_STEP = "single-step", _("Single step")
+    MULTI_STEP = "multi-step", _("Multi-step")
+    CROSS_SESSION = "cross-session", _("Cross-session")
+
+
+class ReferenceStatus(models.TextChoices):
+    CALIBRATION_PENDING = "calibration-pending", _("Calibration pending")
+    REGISTERED = "registered", _("Registered")
+
+
+class TaskVersion(models.Model):
+    """The content of a task at one semantic version: its contract and design fields."""
+
+    definition = models.ForeignKey(
+        TaskDefinition, on_delete=models.CASCADE, related_name="versions", verbose_name=_("task")
+    )
+    version = models.CharField(_("version"), max_length=20, validators=[SEMVER_VALIDATOR])
+    title = models.CharField(_("title"), max_length=200)
+    final_state = models.TextField(_("final state"))
+    confirmation_boundary = models.TextField(_("confirmation boundary"))
+    idempotency = models.TextField(
+        _("idempotency requirement"),
+        blank=True,
+        help_text=_("How a retry must not repeat a non-idempotent action; blank when none."),
+    )
+    evidence_requirements = models.JSONField(_("evidence requirements"), default=list)
+    surface = models.CharField(_("surface"), max_length=20, choices=Surface.choices, blank=True)
+    termination_class = models.CharField(
+        _("termination class"), max_length=24, choices=TerminationClass.choices, blank=True
+    )
+    declared_complexity = models.CharField(
+        _("declared complexity"), max_length=16, choices=Complexity.choices, blank=True
+    )
+    diagnostic_axes = models.JSONField(_("diagnostic axes"), default=list, blank=True)
+    locality_conditions = models.JSONField(_("locality conditions"), default=list, blank=True)
+    parameter_schema = models.JSONField(_("parameter schema"), default=list, blank=True)
+    reference_status = models.CharField(
+        _("reference status"),
+        max_length=20,
+        choices=ReferenceStatus.choices,
+        default=ReferenceStatus.CALIBRATION_PENDING,
+    )
+    reference_method = models.CharField(
+        _("reference method"), max_length=20, default="pilot-median"
+    )
+    reference_sample_size = models.PositiveIntegerField(_("reference sample size"), default=0)
+    speed_reference_seconds = models.DecimalField(
+        _("speed reference (s)"), max_digits=9, decimal_places=2, null=True, blank=True
+    )
+    cost_reference_usd = models.DecimalField(
+        _("cost reference (USD)"), max_digits=9, decimal_places=4, null=True, blank=True
+    )
+    content_hash = models.CharField(_("content hash"), max_length=64, editable=False)
+    editors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="+",
+        verbose_name=_("editors of this revision"),
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["definition", "-created_at", "-pk"]
+        verbose_name = _("task version")
+        verbose_name_plural = _("task versions")
+        constraints = [
+            models.UniqueConstraint(fields=["definition", "version"], name="one_row_per_version"),
+            models.CheckConstraint(
+                name="references_match_status",
+                condition=(
+                    Q(
+                        reference_status="calibration-pending",
+                        speed_reference_seconds__isnull=True,
+                        cost_reference_usd__isnull=True,
+                        reference_sample_size=0,
+                    )
+                    | Q(
+                        reference_status="registered",
+                        speed_reference_seconds__gt=0,
+                        cost_reference_usd__gt=0,
+                        reference_sample_size__gte=1,
+                    )
+                ),
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.definition.slug} {self.version}"
+
+
+class ClauseKind(models.TextChoices):
+    OBLIGATION = "obligation", _("Obligation")
+    INVARIANT = "invariant", _("Invariant")
+    PROHIBITED = "prohibited", _("Prohibited state")
+
+
+class ContractClause(models.Model):
+    """One obligation, invariant or prohibited state of a task version's contract."""
+
+    version = models.ForeignKey(
+        TaskVersion,
+        on_delete=models.CASCADE,
+        related_name="clauses",
+        verbose_name=_("task version"),
+    )
+    kind = models.CharField(_("kind"), max_length=12, choices=ClauseKind.choices)
+    position = models.PositiveSmallIntegerField(_("order"), default=1)
+    text = models.TextField(_("text"))
+
+    class Meta:
+        ordering = ["kind", "position", "pk"]
+        verbose_name = _("contract clause")
+        verbose_name_plural = _("contract clauses")
+
+    def __str__(self):
+        return self.text[:60]
+
+
+class Applicability(models.TextChoices):
+    APPLICABLE = "applicable", _("Applicable")
+    VARIANT_REQUIRED = "variant-required", _("Variant required")
+    NOT_APPLICABLE = "not-applicable", _("Not applicable")
+
+
+class MarketApplicability(models.Model):
+    version = models.ForeignKey(
+        TaskVersion,
+        on_delete=models.CASCADE,
+        related_name="applicability",
+        verbose_name=_("task version"),
+    )
+    market = models.ForeignKey(
+        "markets.Market", on_delete=models.PROTECT, related_name="+", verbose_name=_("market")
+    )
+    status = models.CharField(_("applicability"), max_length=16, choices=Applicability.choices)
+    note = models.TextField(_("note"))
+    variant = models.TextField(_("localized variant"), blank=True)
+    region = models.CharField(_("region assumed"), max_length=200, blank=True)
+    channel = models.CharField(_("channel assumed"), max_length=200, blank=True)
+    register = models.CharField(_("register assumed"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["market__display_order"]
+        verbose_name = _("market applicability")
+        verbose_name_plural = _("market applicability")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["version", "market"], name="one_applicability_per_market"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.version} · {self.market_id}"
+
+
+class ReviewState(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    IN_REVIEW = "in-review", _("In review")
+    CHANGES_REQUESTED = "changes-requested", _("Changes requested")
+    APPROVED = "approved", _("Approved")
+    VOIDED = "voided", _("Voided by a later edit")
+
+
+OPEN_REVIEW_STATES = [ReviewState.DRAFT, ReviewState.IN_REVIEW, ReviewState.CHANGES_REQUESTED]
+
+
+class LocalReview(models.Model):
+    """The local review of one task version in one market, under four-eyes rules."""
+
+    version = models.ForeignKey(
+        TaskVersion,
+        on_delete=models.CASCADE,
+        related_name="reviews",
+        verbose_name=_("task version"),
+    )
+    market = models.ForeignKey(
+        "markets.Market", on_delete=models.PROTECT, related_name="+", verbose_name=_("market")
+    )
+    state = models.CharField(
+        _("state"), max_length=20, choices=ReviewState.choices, default=ReviewState.DRAFT
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="authored_reviews",
+        verbose_name=_("author"),
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reviews_done",
+        verbose_name=_("reviewer"),
+    )
+    approved_hash = models.CharField(_("approved content hash"), max_length=64, blank=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        verbose_name = _("local review")
+        verbose_name_plural = _("local reviews")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["version", "market"],
+                condition=Q(state__in=OPEN_REVIEW_STATES),
+                name="one_open_review_per_version_and_market",
+            ),
+            models.CheckConstraint(
+                name="approval_pins_a_hash",
+                condition=~Q(state="approved") | ~Q(approved_hash=""),
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.version} · {self.market_id} · {self.get_state_display()}"
+
+
+class ReviewEvent(models.Model):
+    """Append-only: every move of a review, written in the same transaction as the move."""
+
+    review = models.ForeignKey(
+        LocalReview, on_delete=models.CASCADE, related_name="events", verbose_name=_("review")
+    )
+    action = models.CharField(_("action"), max_length=20)
+    from_state = models.CharField(_("from"), max_length=20)
+    to_state = models.CharField(_("to"), max_length=20)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="+",
+        verbose_name=_("actor"),
+    )
+    actor_role = models.CharField(_("actor role"), max_length=20)
+    content_hash = models.CharField(_("content hash"), max_length=64)
+    comment = models.TextField(_("comment"), blank=True)
+    at = models.DateTimeField(_("at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name = _("review event")
+        verbose_name_plural = _("review events")
+
+    def __str__(self):
+        return f"{self.action}: {self.from_state} → {self.to_state}"
+
+
+class ExposureEntry(models.Model):
+    """Append-only: where and when a task was exposed, and in which artifact."""
+
+    definition = models.ForeignKey(
+        TaskDefinition, on_delete=models.CASCADE, related_name="exposures", verbose_name=_("task")
+    )
+    at = models.DateTimeField(_("when"))
+    where = models.CharField(_("where"), max_length=120)
+    artifact = models.CharField(_("artifact"), max_length=200)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name = _("exposure log entry")
+        verbose_name_plural = _("exposure log")
+
+    def __str__(self):
+        return f"{self.definition.slug} · {self.where}"

@@ -1,0 +1,60 @@
+"""Catalogue records shaped for pages and the API."""
+
+from catalogue.models import Applicability, ClauseKind, Complexity, Surface, TerminationClass
+from mica.site.figures import dot_matrix
+from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition, label_for
+
+
+def contract(version):
+    clauses = list(version.clauses.all())
+    return {
+        "obligations": [c for c in clauses if c.kind == ClauseKind.OBLIGATION],
+        "invariants": [c for c in clauses if c.kind == ClauseKind.INVARIANT],
+        "prohibited": [c for c in clauses if c.kind == ClauseKind.PROHIBITED],
+        "evidence": [label_for(EvidenceType, code) for code in version.evidence_requirements],
+        "axes": [label_for(DiagnosticAxis, code) for code in version.diagnostic_axes],
+        "locality": [label_for(LocalityCondition, code) for code in version.locality_conditions],
+    }
+
+
+def task_card(definition):
+    version = definition.current_version
+    applicability = sorted(version.applicability.all(), key=lambda a: a.market.display_order)
+    return {
+        "definition": definition,
+        "version": version,
+        "markets": [a for a in applicability if a.status != Applicability.NOT_APPLICABLE],
+        "applicability": applicability,
+        "contract": contract(version),
+    }
+
+
+def balance(cards):
+    """The catalogue over surface × termination class, one figure per declared complexity."""
+    surfaces = Surface.choices
+    terminations = TerminationClass.choices
+    figures = []
+    for complexity, complexity_label in Complexity.choices:
+        counts = [[0] * len(terminations) for _ in surfaces]
+        for card in cards:
+            version = card["version"]
+            if version.declared_complexity != complexity:
+                continue
+            row = [code for code, _ in surfaces].index(version.surface)
+            column = [code for code, _ in terminations].index(version.termination_class)
+            counts[row][column] += 1
+        figures.append(
+            {
+                "key": complexity,
+                "label": complexity_label,
+                "rows": [
+                    {"label": label, "counts": counts[i]} for i, (_c, label) in enumerate(surfaces)
+                ],
+                "figure": dot_matrix(
+                    [str(i + 1) for i in range(len(surfaces))],
+                    [label for _c, label in terminations],
+                    counts,
+                ),
+            }
+        )
+    return {"figures": figures, "surfaces": surfaces, "terminations": terminations}

@@ -1,0 +1,86 @@
+"""The rules reviews and promotions are judged by: content hashes, four eyes, gaps."""
+
+import hashlib
+import json
+
+from django.utils.translation import gettext as _
+
+from markets.models import CompetenceRole
+from markets.selectors import competent_market_codes
+from mica.errors import PermissionRefused
+
+LANGUAGES = ("en", "ko")
+MARKET_ORDER = ("KR", "JP", "SG", "TW", "AE", "TH")
+
+
+def _bilingual(record, *fields):
+    return {f: {lang: getattr(record, f"{f}_{lang}") or "" for lang in LANGUAGES} for f in fields}
+
+
+def task_version_content(version):
+    """Everything a reviewer approves, as plain data (clauses and applicability included)."""
+    return {
+        "task": version.definition.slug,
+        "version": version.version,
+        **_bilingual(version, "title", "final_state", "confirmation_boundary", "idempotency"),
+        "evidence_requirements": version.evidence_requirements,
+        "surface": version.surface,
+        "termination_class": version.termination_class,
+        "declared_complexity": version.declared_complexity,
+        "diagnostic_axes": version.diagnostic_axes,
+        "locality_conditions": version.locality_conditions,
+        "parameter_schema": version.parameter_schema,
+        "clauses": [
+            {"kind": c.kind, **_bilingual(c, "text")}
+            for c in version.clauses.order_by("kind", "position", "pk")
+        ],
+        "applicability": [
+            {
+                "market": a.market.code,
+                "status": a.status,
+                **_bilingual(a, "note", "variant", "region", "channel", "register"),
+            }
+            for a in version.applicability.select_related("market").order_by(
+                "market__display_order"
+            )
+        ],
+    }
+
+
+def task_version_hash(version):
+    canonical = json.dumps(
+        task_version_content(version), sort_keys=True, ensure_ascii=False, default=str
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _market_code(review):
+    return review.market.code
+
+
+def require_author_for(review, actor):
+    if actor is None or not (
+        actor.is_superuser
+        or _market_code(review)
+        in competent_market_codes(actor, roles=[CompetenceRole.AUTHOR, CompetenceRole.LEAD])
+    ):
+        raise PermissionRefused(
+            _("Only an author with a current competence for %(market)s can submit this review.")
+            % {"market": _market_code(review)}
+        )
+
+
+def require_reviewer_for(review, actor):
+    """Four eyes: a competent reviewer who neither wrote nor edited the revision."""
+    code = _market_code(review)
+    if actor is None or code not in competent_market_codes(
+        actor, roles=[CompetenceRole.REVIEWER, CompetenceRole.LEAD]
+    ):
+        raise PermissionRefused(
+            _("Only a reviewer with a current competence for %(market)s can decide this review.")
+            % {"market": code}
+        )
+    if actor.pk == review.author_id:
+        raise PermissionRefused(_("Nobody reviews their own work: you wrote this revision."))
+    if review.version.editors.filter(pk=actor.pk).exists():
+        raise PermissionRefused(_("Nobody reviews their own work: you edited this revision."))

@@ -1,0 +1,89 @@
+"""Reads of the catalogue. `task_public_list` is the one door the public goes through."""
+
+from django.db.models import Prefetch
+
+from catalogue.models import (
+    Applicability,
+    ContractClause,
+    LocalReview,
+    MarketApplicability,
+    TaskDefinition,
+    TaskFamily,
+    TaskSet,
+    TaskVersion,
+)
+
+
+def family_list():
+    return TaskFamily.objects.order_by("position")
+
+
+def _with_current_version(queryset):
+    return queryset.select_related("family", "current_version").prefetch_related(
+        Prefetch(
+            "current_version__clauses",
+            queryset=ContractClause.objects.order_by("kind", "position", "pk"),
+        ),
+        Prefetch(
+            "current_version__applicability",
+            queryset=MarketApplicability.objects.select_related("market"),
+        ),
+    )
+
+
+def task_public_list():
+    """Every task the public may see: pages, API, search, sitemap and exports all start here.
+
+    A holdout task is not in it, so for the public it does not exist at all.
+    """
+    return _with_current_version(
+        TaskDefinition.objects.filter(task_set=TaskSet.PUBLIC, current_version__isnull=False)
+    ).order_by("family__position", "position", "slug")
+
+
+def task_public_get(slug):
+    return task_public_list().get(slug=slug)
+
+
+def task_filter(
+    queryset,
+    *,
+    family=None,
+    market=None,
+    surface=None,
+    termination_class=None,
+    complexity=None,
+    lifecycle=None,
+):
+    """Narrow a task list by the catalogue's filters; None means no filter."""
+    if family:
+        queryset = queryset.filter(family__slug=family)
+    if market:
+        queryset = queryset.filter(
+            current_version__applicability__market__code=market,
+        ).exclude(
+            current_version__applicability__market__code=market,
+            current_version__applicability__status=Applicability.NOT_APPLICABLE,
+        )
+    if surface:
+        queryset = queryset.filter(current_version__surface=surface)
+    if termination_class:
+        queryset = queryset.filter(current_version__termination_class=termination_class)
+    if complexity:
+        queryset = queryset.filter(current_version__declared_complexity=complexity)
+    if lifecycle:
+        queryset = queryset.filter(lifecycle=lifecycle)
+    return queryset.distinct()
+
+
+def task_versions(definition):
+    return TaskVersion.objects.filter(definition=definition).order_by("-created_at", "-pk")
+
+
+def review_list(version):
+    return LocalReview.objects.filter(version=version).select_related("market")
+
+
+def task_all_list():
+    """Staff reads (admin), holdout included."""
+    return _with_current_version(TaskDefinition.objects.all())

@@ -1,0 +1,33 @@
+from modeltranslation.translator import TranslationOptions, register
+
+from catalogue import models
+
+
+@register(models.TaskFamily)
+class TaskFamilyTranslation(TranslationOptions):
+    fields = ("label", "summary", "why_hard", "final_state_evidence", "boundary_evidence")
+    required_languages = {
+        "en": ("label", "summary", "why_hard"),
+        "ko": ("label", "summary", "why_hard"),
+    }
+
+
+@register(models.TaskVersion)
+class TaskVersionTranslation(TranslationOptions):
+    fields = ("title", "final_state", "confirmation_boundary", "idempotency")
+    required_languages = {
+        "en": ("title", "final_state", "confirmation_boundary"),
+        "ko": ("title", "final_state", "confirmation_boundary"),
+    }
+
+
+@register(models.ContractClause)
+class ContractClauseTranslation(TranslationOptions):
+    fields = ("text",)
+    required_languages = ("en", "ko")
+
+
+@register(models.MarketApplicability)
+class MarketApplicabilityTranslation(TranslationOptions):
+    fields = ("note", "variant", "region", "channel", "register")
+    required_languages = {"en": ("note",), "ko": ("note",)}

@@ -1,0 +1,47 @@
+import datetime
+
+import pytest
+from django.contrib.auth.models import Permission, User
+
+from catalogue.models import LocalReview, TaskDefinition
+from markets.models import CompetenceRole, Market, MarketCompetence
+
+
+def grant(user, code, role, verified_by, days=90):
+    MarketCompetence.objects.create(
+        user=user,
+        market=Market.objects.get(code=code),
+        role=role,
+        verified_by=verified_by,
+        valid_until=datetime.date.today() + datetime.timedelta(days=days),
+    )
+
+
+@pytest.fixture
+def people(canonical_content):
+    """An author and two independent reviewers for KR, and a JP-only reviewer."""
+    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    users = {"lead": lead}
+    for name in ("author", "reviewer", "second_reviewer", "jp_reviewer"):
+        user = User.objects.create_user(name, password="pw-for-tests-only", is_staff=True)
+        user.user_permissions.add(*Permission.objects.filter(content_type__app_label="catalogue"))
+        users[name] = user
+    grant(users["author"], "KR", CompetenceRole.AUTHOR, lead)
+    grant(users["reviewer"], "KR", CompetenceRole.REVIEWER, lead)
+    grant(users["second_reviewer"], "KR", CompetenceRole.REVIEWER, lead)
+    grant(users["jp_reviewer"], "JP", CompetenceRole.REVIEWER, lead)
+    return users
+
+
+@pytest.fixture
+def task(canonical_content):
+    return TaskDefinition.objects.select_related("current_version").get(
+        slug="gc-resident-record-extract"
+    )
+
+
+@pytest.fixture
+def kr_review(people, task):
+    return LocalReview.objects.create(
+        version=task.current_version, market=Market.objects.get(code="KR"), author=people["author"]
+    )

@@ -1,0 +1,205 @@
+"""The public catalogue: pages, API, instances, and a holdout nobody public can reach."""
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+
+from catalogue.models import ContractClause, TaskDefinition, TaskSet, TaskVersion
+from catalogue.services import task_version_make_current
+
+pytestmark = pytest.mark.django_db
+
+CANARY = "CANARY-7f3e9d1b-holdout-text"
+
+
+@pytest.fixture
+def holdout(canonical_content):
+    family_task = TaskDefinition.objects.get(slug="ec-reschedule-three-party")
+    definition = TaskDefinition.objects.create(
+        slug="ec-secret-holdout-item",
+        family=family_task.family,
+        position=99,
+        task_set=TaskSet.HOLDOUT,
+    )
+    source = family_task.current_version
+    version = TaskVersion.objects.create(
+        definition=definition,
+        version="1.0.0",
+        title_en=f"Holdout {CANARY}",
+        title_ko=f"홀드아웃 {CANARY}",
+        final_state_en=CANARY,
+        final_state_ko=CANARY,
+        confirmation_boundary_en=CANARY,
+        confirmation_boundary_ko=CANARY,
+        surface="web",
+        termination_class="refusal",
+        declared_complexity="single-step",
+        parameter_schema=source.parameter_schema,
+    )
+    ContractClause.objects.create(
+        version=version, kind="obligation", text_en=CANARY, text_ko=CANARY
+    )
+    for entry in source.applicability.all():
+        entry.pk, entry.version = None, version
+        entry.save()
+    task_version_make_current(version=version)
+    return definition
+
+
+def crawl(client, starts):
+    """Every page and API response reachable from the starts through links and API urls."""
+    seen, queue, bodies = set(), list(starts), {}
+    while queue:
+        path = queue.pop()
+        if path in seen or len(seen) > 600:
+            continue
+        seen.add(path)
+        response = client.get(path)
+        if response.status_code != 200:
+            continue
+        body = response.content.decode()
+        bodies[path] = body
+        links = (
+            re.findall(r'href="(/[^"#]*)"', body)
+            + [
+                urlsplit(u).path + (f"?{urlsplit(u).query}" if urlsplit(u).query else "")
+                for u in re.findall(r'"(http://testserver/[^"]*)"', body)
+            ]
+            + [urlsplit(u).path for u in re.findall(r"<loc>([^<]+)</loc>", body)]
+        )
+        for link in links:
+            if link.startswith(("/static/", "/admin/", "/ko/admin/")):
+                continue
+            if "/tasks/" in link and link.count("/") > 3 and not link.startswith("/api/"):
+                # Task pages are many; their links lead nowhere new beyond the first few.
+                if sum(1 for s in seen if "/tasks/" in s) > 40:
+                    continue
+            queue.append(link.replace("&amp;", "&"))
+    return bodies
+
+
+def test_a_holdout_task_is_unreachable_from_anything_public(client, holdout):
+    bodies = crawl(
+        client,
+        [
+            "/",
+            "/ko/",
+            "/tasks/",
+            "/ko/tasks/",
+            "/sitemap.xml",
+            "/api/v1/",
+            "/api/v1/tasks/",
+            "/api/v1/tasks/?limit=200",
+            "/api/v1/families/",
+            "/api/v1/markets/",
+            "/api/schema/",
+            "/api/docs/",
+        ],
+    )
+    assert len(bodies) > 30
+    leaks = [path for path, body in bodies.items() if CANARY in body or holdout.slug in body]
+    assert not leaks, leaks
+    for path in [
+        f"/tasks/{holdout.slug}/",
+        f"/ko/tasks/{holdout.slug}/",
+        f"/api/v1/tasks/{holdout.slug}/",
+        f"/api/v1/tasks/{holdout.slug}/instances/?market=KR",
+    ]:
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert CANARY not in response.content.decode() and holdout.slug not in (
+            response.content.decode()
+        )
+
+
+def test_public_counts_leave_the_holdout_out(client, holdout):
+    body = client.get("/api/v1/tasks/").json()
+    assert body["count"] == 100
+    assert "100 tasks shown." in client.get("/tasks/").text
+
+
+def test_task_list_page_in_both_languages(client, canonical_content):
+    english = client.get("/tasks/")
+    korean = client.get("/ko/tasks/")
+    assert english.status_code == korean.status_code == 200
+    assert 'href="#email-calendar"' in english.text
+    assert "ec-reschedule-three-party" in english.text
+    assert "<details>" in english.text and "Contract" in english.text
+    assert "이메일·캘린더" in korean.text
+
+
+@pytest.mark.parametrize(
+    "query, shown",
+    [
+        ("family=email-calendar", 10),
+        ("family=nonsense", 100),
+        ("market=ZZ&surface=%00&lifecycle=validated", 0),
+        ("lifecycle=bogus&complexity=", 100),
+    ],
+)
+def test_filters_never_error(client, canonical_content, query, shown):
+    response = client.get(f"/tasks/?{query}")
+    assert response.status_code == 200
+    assert f"{shown} tasks shown." in response.text or (
+        shown == 1 and "1 task shown." in response.text
+    )
+
+
+def test_market_filter_drops_not_applicable_tasks(client, canonical_content):
+    ae = client.get("/api/v1/tasks/?market=AE&limit=200").json()
+    assert 0 < ae["count"] < 100
+    assert all("AE" in task["markets"] for task in ae["results"])
+
+
+def test_task_detail_page_and_api(client, canonical_content):
+    page = client.get("/tasks/ec-reschedule-three-party/")
+    assert page.status_code == 200
+    assert "Applicability per market" in page.text and "Exposure" in page.text
+    body = client.get("/api/v1/tasks/ec-reschedule-three-party/").json()
+    assert body["id"] == "ec-reschedule-three-party" and body["title_ko"]
+    assert {c["kind"] for c in body["contract"]["clauses"]} == {
+        "obligation",
+        "invariant",
+        "prohibited",
+    }
+    assert client.get("/tasks/no-such-task/").status_code == 404
+    assert client.get("/tasks/%00/").status_code == 404
+
+
+def test_instances_are_deterministic(client, canonical_content):
+    url = "/api/v1/tasks/gc-resident-record-extract/instances/?market=KR&seed=7&n=5"
+    first, again = client.get(url).json(), client.get(url).json()
+    assert first == again and len(first["instances"]) == 5
+    other = client.get(url.replace("seed=7", "seed=8")).json()
+    assert other["instances"] != first["instances"]
+    assert first["instances"][0]["instance_id"] == "gc-resident-record-extract@1.0.0:KR:7:1"
+
+
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("market=KR&n=51", "n"),
+        ("market=KR&n=-1", "n"),
+        ("market=ZZ", "market"),
+        ("", "market"),
+        ("market=KR&seed=abc", "seed"),
+    ],
+)
+def test_bad_instance_queries_are_400(client, canonical_content, query, field):
+    response = client.get(f"/api/v1/tasks/gc-resident-record-extract/instances/?{query}")
+    assert response.status_code == 400
+    assert field in response.json()
+    if query.endswith("n=51"):
+        assert "50" in response.json()["n"][0]
+
+
+def test_list_page_and_api_run_a_constant_number_of_queries(
+    client, canonical_content, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(12):
+        client.get("/tasks/")
+    with django_assert_max_num_queries(8):
+        client.get("/api/v1/tasks/?limit=100")
+    with django_assert_max_num_queries(8):
+        client.get("/api/v1/tasks/?limit=5")
