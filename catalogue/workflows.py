@@ -2,6 +2,7 @@
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from catalogue.models import LocalReview, ReviewEvent, ReviewState
 from catalogue.rules import require_author_for, require_reviewer_for, task_version_hash
@@ -16,6 +17,13 @@ TRANSITIONS = {
     (S.IN_REVIEW, "approve"): S.APPROVED,
     # Any edit of the version after approval voids the approval.
     (S.APPROVED, "void"): S.VOIDED,
+}
+
+ACTION_LABELS = {
+    "submit": _lazy("submit for review"),
+    "request_changes": _lazy("request changes"),
+    "approve": _lazy("approve"),
+    "void": _lazy("void"),
 }
 
 # Who may take each action: authors submit, independent reviewers decide.
@@ -48,7 +56,7 @@ def review_transition(*, review_id, action, actor=None, comment=""):
         if target is None:
             raise InvalidTransition(
                 _("A review that is %(state)s cannot be moved by “%(action)s”.")
-                % {"state": review.get_state_display(), "action": action}
+                % {"state": review.get_state_display(), "action": ACTION_LABELS[action]}
             )
         role = _check_actor(review, action, actor)
         content_hash = task_version_hash(review.version)

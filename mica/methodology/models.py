@@ -17,6 +17,24 @@ class Edition(models.Model):
         _("status"), max_length=12, choices=EditionStatus.choices, default=EditionStatus.DRAFT
     )
     published_on = models.DateField(_("published on"), null=True, blank=True)
+    review_cutoff = models.DateField(_("review cutoff"), null=True, blank=True)
+    # Publication thresholds: null means "not set", and the gate refuses.
+    min_eligible_runs = models.PositiveIntegerField(
+        _("minimum eligible runs"), null=True, blank=True
+    )
+    min_coverage = models.DecimalField(
+        _("minimum coverage (%)"), max_digits=5, decimal_places=2, null=True, blank=True
+    )
+    runs_per_task = models.PositiveIntegerField(_("runs per task"), null=True, blank=True)
+    max_ineligible_discard_rate = models.DecimalField(
+        _("maximum ineligible discard rate (%)"),
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+    )
+    # The pack's frame (title, intro, status lines, labels) as {en, ko} texts.
+    pack_texts = models.JSONField(_("pack texts"), default=dict, blank=True)
 
     class Meta:
         ordering = ["-published_on", "-pk"]
@@ -25,3 +43,219 @@ class Edition(models.Model):
 
     def __str__(self):
         return self.version_label
+
+
+class ClaimKind(models.TextChoices):
+    CURRENT_RULE = "current-rule", _("Current rule")
+    MICA_POLICY = "mica-policy", _("MICA policy")
+    EXTERNAL_EVIDENCE = "external-evidence", _("External evidence")
+    OPEN_QUESTION = "open-question", _("Open question")
+
+
+class ChapterBody(models.TextChoices):
+    ITEMS = "items", _("Claims and items")
+    POLICY_REGISTER = "policy_register", _("Policy register")
+    REFERENCES = "references", _("References")
+    GLOSSARY = "glossary", _("Glossary")
+    COLOPHON = "colophon", _("Colophon")
+
+
+class ItemType(models.TextChoices):
+    CLAIM = "claim", _("Claim")
+    STATUS = "status", _("Implemented or planned item")
+    STEP = "step", _("Step")
+
+
+class ItemState(models.TextChoices):
+    IMPLEMENTED = "implemented", _("Implemented")
+    PLANNED = "planned", _("Planned")
+
+
+class SectionRecord(models.Model):
+    """A record a reader can cite and challenge by its stable section id.
+
+    The id is unique within the edition across every kind of record (checked by
+    the services), never changes once the edition is published, and does not
+    depend on the record's number or position.
+    """
+
+    edition = models.ForeignKey(
+        Edition, on_delete=models.CASCADE, related_name="+", verbose_name=_("edition")
+    )
+    section_id = models.SlugField(_("section id"), max_length=120)
+    position = models.PositiveSmallIntegerField(_("position"), default=1)
+
+    class Meta:
+        abstract = True
+        ordering = ["position", "pk"]
+
+    def __str__(self):
+        return self.section_id
+
+
+def _unique_section(name):
+    return [
+        models.UniqueConstraint(fields=["edition", "section_id"], name=f"{name}_section_unique")
+    ]
+
+
+class ReadingKind(SectionRecord):
+    """One entry of the reading vocabulary: what a claim kind means."""
+
+    kind = models.CharField(_("claim kind"), max_length=20, choices=ClaimKind.choices)
+    label = models.CharField(_("label"), max_length=80)
+    definition = models.TextField(_("definition"))
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("reading vocabulary entry")
+        verbose_name_plural = _("reading vocabulary")
+        constraints = _unique_section("readingkind")
+
+
+class Chapter(SectionRecord):
+    number = models.PositiveSmallIntegerField(_("number"))
+    title = models.CharField(_("title"), max_length=200)
+    lead = models.TextField(_("lead"))
+    body = models.CharField(
+        _("body"), max_length=20, choices=ChapterBody.choices, default=ChapterBody.ITEMS
+    )
+    in_pack = models.BooleanField(_("in the Markdown pack"), default=True)
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("chapter")
+        verbose_name_plural = _("chapters")
+        constraints = _unique_section("chapter")
+
+
+class ChapterItem(SectionRecord):
+    """A claim (with its kind), an implemented-or-planned item, or a step of a chapter."""
+
+    chapter = models.ForeignKey(
+        Chapter, on_delete=models.CASCADE, related_name="items", verbose_name=_("chapter")
+    )
+    item_type = models.CharField(
+        _("type"), max_length=10, choices=ItemType.choices, default=ItemType.CLAIM
+    )
+    kind = models.CharField(_("claim kind"), max_length=20, choices=ClaimKind.choices, blank=True)
+    state = models.CharField(_("state"), max_length=12, choices=ItemState.choices, blank=True)
+    term = models.CharField(_("term"), max_length=300)
+    detail = models.TextField(_("detail"))
+    reference_keys = models.JSONField(
+        _("cited references"),
+        default=list,
+        blank=True,
+        help_text=_("Keys of the references this claim cites."),
+    )
+    link = models.CharField(_("link"), max_length=200, blank=True)
+    link_label = models.CharField(_("link label"), max_length=120, blank=True)
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("claim or item")
+        verbose_name_plural = _("claims and items")
+        constraints = _unique_section("chapteritem")
+
+
+class ReferenceGroup(SectionRecord):
+    chapter = models.ForeignKey(
+        Chapter,
+        on_delete=models.CASCADE,
+        related_name="reference_groups",
+        verbose_name=_("chapter"),
+    )
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    intro = models.TextField(_("introduction"), blank=True)
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("reference group")
+        verbose_name_plural = _("reference groups")
+        constraints = _unique_section("referencegroup")
+
+
+class Reference(SectionRecord):
+    key = models.SlugField(_("key"), max_length=60)
+    group = models.ForeignKey(
+        ReferenceGroup, on_delete=models.PROTECT, related_name="references", verbose_name=_("group")
+    )
+    title = models.CharField(_("title"), max_length=300)
+    subtitle = models.CharField(_("subtitle"), max_length=300, blank=True)
+    url = models.URLField(_("URL"), max_length=500)
+    venue = models.CharField(_("venue and year"), max_length=200, blank=True)
+    borrowed = models.TextField(_("what was borrowed"), blank=True)
+    not_adopted = models.TextField(_("what was not adopted"), blank=True)
+    note = models.TextField(_("note"), blank=True)
+    accessed_on = models.DateField(_("accessed on"), null=True, blank=True)
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("reference")
+        verbose_name_plural = _("references")
+        constraints = [
+            *_unique_section("reference"),
+            models.UniqueConstraint(fields=["edition", "key"], name="reference_key_unique"),
+        ]
+
+
+class GlossaryTerm(SectionRecord):
+    term = models.CharField(_("term"), max_length=200)
+    definition = models.TextField(_("definition"))
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("glossary term")
+        verbose_name_plural = _("glossary")
+        constraints = _unique_section("glossaryterm")
+
+
+class ContractSection(SectionRecord):
+    """A section of the operational contract; numbered as the Korean page numbers it."""
+
+    number = models.CharField(_("number"), max_length=8, blank=True)
+    title = models.CharField(_("title"), max_length=200)
+    eyebrow = models.CharField(_("eyebrow"), max_length=120, blank=True)
+    lead = models.TextField(_("lead"), blank=True)
+    numbered = models.BooleanField(_("numbered items"), default=False)
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("contract section")
+        verbose_name_plural = _("contract sections")
+        constraints = _unique_section("contractsection")
+
+
+class ContractItem(SectionRecord):
+    # Not "section": its column would collide with the record's own section_id.
+    contract_section = models.ForeignKey(
+        ContractSection,
+        on_delete=models.CASCADE,
+        related_name="items",
+        verbose_name=_("contract section"),
+    )
+    term = models.CharField(_("term"), max_length=300, blank=True)
+    detail = models.TextField(_("detail"))
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("contract item")
+        verbose_name_plural = _("contract items")
+        constraints = _unique_section("contractitem")
+
+
+class PolicyLine(SectionRecord):
+    """One present-tense statement of the policy register."""
+
+    term = models.CharField(_("term"), max_length=200)
+    detail = models.TextField(_("detail"))
+
+    class Meta(SectionRecord.Meta):
+        verbose_name = _("policy register line")
+        verbose_name_plural = _("policy register")
+        constraints = _unique_section("policyline")
+
+
+SECTION_MODELS = [
+    ReadingKind,
+    Chapter,
+    ChapterItem,
+    ReferenceGroup,
+    Reference,
+    GlossaryTerm,
+    ContractSection,
+    ContractItem,
+    PolicyLine,
+]

@@ -1,4 +1,11 @@
+"""Reads of the methodology: the current edition, its records as the pack's dict, live facts."""
+
+from django.db.models import Prefetch
+
+from mica.methodology import models
 from mica.methodology.models import Edition, EditionStatus
+
+LANGUAGES = ("en", "ko")
 
 
 def edition_current():
@@ -8,3 +15,171 @@ def edition_current():
         editions.filter(status=EditionStatus.PUBLISHED).first()
         or editions.filter(status=EditionStatus.DRAFT).first()
     )
+
+
+def edition_list():
+    return Edition.objects.order_by("-published_on", "-pk")
+
+
+def edition_get(slug):
+    return Edition.objects.get(slug=slug)
+
+
+def _t(record, name):
+    return {lang: getattr(record, f"{name}_{lang}") or "" for lang in LANGUAGES}
+
+
+def _optional(record, name):
+    value = _t(record, name)
+    return value if any(value.values()) else None
+
+
+def _drop_none(mapping):
+    return {k: v for k, v in mapping.items() if v is not None}
+
+
+def _chapter_item(item):
+    base = {
+        "section_id": item.section_id,
+        "type": item.item_type,
+        "term": _t(item, "term"),
+        "detail": _t(item, "detail"),
+    }
+    if item.item_type == models.ItemType.CLAIM:
+        base.update(kind=item.kind, refs=list(item.reference_keys))
+    elif item.item_type == models.ItemType.STATUS:
+        base.update(state=item.state)
+    elif item.link:
+        base.update(link=item.link, link_label=_optional(item, "link_label"))
+    return _drop_none(base)
+
+
+def chapter_list(edition):
+    items = models.ChapterItem.objects.order_by("position", "pk")
+    return (
+        models.Chapter.objects.filter(edition=edition)
+        .order_by("position", "pk")
+        .prefetch_related(Prefetch("items", queryset=items))
+    )
+
+
+def reference_list(edition):
+    return (
+        models.Reference.objects.filter(edition=edition)
+        .select_related("group", "group__chapter")
+        .order_by("position", "pk")
+    )
+
+
+def glossary_list(edition):
+    return models.GlossaryTerm.objects.filter(edition=edition).order_by("position", "pk")
+
+
+def pack_content(edition):
+    """The edition's records in the dict shape mica.methodology.pack renders."""
+    chapters = list(chapter_list(edition))
+    groups = models.ReferenceGroup.objects.filter(edition=edition).select_related("chapter")
+    contract = models.ContractSection.objects.filter(edition=edition).prefetch_related(
+        Prefetch("items", queryset=models.ContractItem.objects.order_by("position", "pk"))
+    )
+    texts = edition.pack_texts or {}
+    return {
+        "pack": texts.get("pack", {}),
+        "vocabulary": {
+            "heading": texts.get("vocabulary_heading", {}),
+            "kinds": [
+                {
+                    "kind": k.kind,
+                    "section_id": k.section_id,
+                    "label": _t(k, "label"),
+                    "definition": _t(k, "definition"),
+                }
+                for k in models.ReadingKind.objects.filter(edition=edition)
+            ],
+        },
+        "chapters": [
+            _drop_none(
+                {
+                    "number": c.number,
+                    "section_id": c.section_id,
+                    "title": _t(c, "title"),
+                    "lead": _t(c, "lead"),
+                    "body": c.body,
+                    "in_pack": c.in_pack,
+                    "items": [_chapter_item(i) for i in c.items.all()],
+                }
+            )
+            for c in chapters
+        ],
+        "reference_groups": [
+            _drop_none(
+                {
+                    "section_id": g.section_id,
+                    "chapter": g.chapter.section_id,
+                    "title": _optional(g, "title"),
+                    "intro": _optional(g, "intro"),
+                }
+            )
+            for g in groups.order_by("position", "pk")
+        ],
+        "references": [
+            _drop_none(
+                {
+                    "key": r.key,
+                    "section_id": r.section_id,
+                    "group": r.group.section_id,
+                    "title": _t(r, "title"),
+                    "subtitle": _optional(r, "subtitle"),
+                    "url": r.url,
+                    "venue": _optional(r, "venue"),
+                    "borrowed": _optional(r, "borrowed"),
+                    "not_adopted": _optional(r, "not_adopted"),
+                    "note": _optional(r, "note"),
+                }
+            )
+            for r in reference_list(edition)
+        ],
+        "glossary": [
+            {"section_id": g.section_id, "term": _t(g, "term"), "definition": _t(g, "definition")}
+            for g in glossary_list(edition)
+        ],
+        "contract": {
+            "heading": texts.get("contract_heading", {}),
+            "sections": [
+                _drop_none(
+                    {
+                        "section_id": s.section_id,
+                        "number": s.number or None,
+                        "title": _t(s, "title"),
+                        "eyebrow": _optional(s, "eyebrow"),
+                        "lead": _optional(s, "lead"),
+                        "numbered": s.numbered,
+                        "items": [
+                            _drop_none(
+                                {
+                                    "section_id": i.section_id,
+                                    "term": _optional(i, "term"),
+                                    "detail": _t(i, "detail"),
+                                }
+                            )
+                            for i in s.items.all()
+                        ],
+                    }
+                )
+                for s in contract.order_by("position", "pk")
+            ],
+        },
+        "policy_register": [
+            {"section_id": p.section_id, "term": _t(p, "term"), "detail": _t(p, "detail")}
+            for p in models.PolicyLine.objects.filter(edition=edition)
+        ],
+    }
+
+
+def section_record_get(edition, section_id):
+    """The record behind a section id in an edition, whatever its kind, or None."""
+    for model in models.SECTION_MODELS:
+        record = model.objects.filter(edition=edition, section_id=section_id).first()
+        if record is not None:
+            return record
+    return None

@@ -1,0 +1,26 @@
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from mica.methodology.exports import methodology_pack
+from mica.methodology.models import Edition
+from mica.methodology.selectors import edition_current, edition_get
+
+
+class Command(BaseCommand):
+    help = "Print an edition's methodology Markdown pack (English or Korean)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--lang", choices=["en", "ko"], default="en")
+        parser.add_argument("--edition", help="Edition slug (default: the current edition).")
+
+    def handle(self, *args, lang, edition, **options):
+        try:
+            record = edition_get(edition) if edition else edition_current()
+        except Edition.DoesNotExist as missing:
+            raise CommandError(f"No edition {edition!r}.") from missing
+        if record is None:
+            raise CommandError("No edition exists; run load_canonical_content first.")
+        # Written as bytes: the pack must be exactly the rendered text, no added newline.
+        sys.stdout.buffer.write(methodology_pack(record, lang).encode("utf-8"))
+        sys.stdout.flush()
