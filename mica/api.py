@@ -18,6 +18,11 @@ API_ENDPOINTS = [
     ("markets", "api-market-list"),
     ("families", "api-family-list"),
     ("tasks", "api-task-list"),
+    ("editions", "api-edition-list"),
+    ("methodology", "api-methodology"),
+    ("references", "api-reference-list"),
+    ("glossary", "api-glossary"),
+    ("facts", "api-facts"),
 ]
 
 

@@ -7,5 +7,6 @@ urlpatterns = [
     path("v1/", api.ApiRoot.as_view(), name="api-root"),
     path("v1/", include("markets.api.urls")),
     path("v1/", include("catalogue.api.urls")),
+    path("v1/", include("mica.methodology.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

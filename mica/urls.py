@@ -25,6 +25,7 @@ urlpatterns += i18n_patterns(
     path("", include("mica.site.urls")),
     path("", include("markets.urls")),
     path("", include("catalogue.urls")),
+    path("", include("mica.methodology.urls")),
     path("admin/", admin.site.urls),
     prefix_default_language=False,
 )

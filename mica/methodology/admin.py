@@ -1,11 +1,118 @@
+from django import forms
 from django.contrib import admin
 from modeltranslation.admin import TranslationAdmin
 
-from mica.methodology.models import Edition
+from mica.methodology import models
+from mica.methodology.services import section_record_errors
 
 
-@admin.register(Edition)
+class SectionRecordForm(forms.ModelForm):
+    """Refuses unknown placeholders, a section id used twice, or a missing reference key."""
+
+    def clean(self):
+        cleaned = super().clean()
+        record = self.instance
+        for name, value in cleaned.items():
+            if name in {f.name for f in record._meta.fields} and name != "id":
+                setattr(record, name, value)
+        for field, messages in section_record_errors(record).items():
+            for message in messages:
+                self.add_error(field if field in self.fields else None, message)
+        return cleaned
+
+
+class DraftOnlyAdmin(TranslationAdmin):
+    """Records of a published edition are read-only: changes ship as a new edition."""
+
+    form = SectionRecordForm
+    list_filter = ("edition",)
+
+    def _draft(self, obj):
+        return obj is None or obj.edition.status == models.EditionStatus.DRAFT
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._draft(obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._draft(obj)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "edition":
+            kwargs["queryset"] = models.Edition.objects.filter(status=models.EditionStatus.DRAFT)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+@admin.register(models.Edition)
 class EditionAdmin(TranslationAdmin):
-    list_display = ("version_label", "slug", "status", "published_on")
+    list_display = (
+        "version_label",
+        "slug",
+        "status",
+        "published_on",
+        "min_eligible_runs",
+        "min_coverage",
+    )
     list_filter = ("status",)
     search_fields = ("slug", "version_label_en", "version_label_ko")
+    readonly_fields = ("status",)
+    exclude = ("pack_texts",)
+
+    def has_change_permission(self, request, obj=None):
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or obj.status == models.EditionStatus.DRAFT)
+
+
+@admin.register(models.Chapter)
+class ChapterAdmin(DraftOnlyAdmin):
+    list_display = ("number", "section_id", "title", "body", "edition")
+    ordering = ("edition", "position")
+    search_fields = ("section_id", "title_en", "title_ko")
+
+
+@admin.register(models.ChapterItem)
+class ChapterItemAdmin(DraftOnlyAdmin):
+    list_display = ("section_id", "item_type", "kind", "term", "chapter")
+    list_filter = ("edition", "item_type", "kind", "chapter")
+    list_select_related = ("chapter", "edition")
+    search_fields = ("section_id", "term_en", "term_ko", "detail_en", "detail_ko")
+
+
+@admin.register(models.ReferenceGroup)
+class ReferenceGroupAdmin(DraftOnlyAdmin):
+    list_display = ("section_id", "title", "chapter")
+    list_select_related = ("chapter", "edition")
+
+
+@admin.register(models.Reference)
+class ReferenceAdmin(DraftOnlyAdmin):
+    list_display = ("key", "title", "group", "accessed_on")
+    list_filter = ("edition", "group")
+    list_select_related = ("group", "edition")
+    search_fields = ("key", "title_en", "section_id")
+
+
+@admin.register(models.GlossaryTerm)
+class GlossaryTermAdmin(DraftOnlyAdmin):
+    list_display = ("section_id", "term")
+    search_fields = ("section_id", "term_en", "term_ko")
+
+
+@admin.register(models.ContractSection)
+class ContractSectionAdmin(DraftOnlyAdmin):
+    list_display = ("number", "section_id", "title")
+
+
+@admin.register(models.ContractItem)
+class ContractItemAdmin(DraftOnlyAdmin):
+    list_display = ("section_id", "term", "contract_section")
+    list_select_related = ("contract_section", "edition")
+
+
+@admin.register(models.PolicyLine)
+class PolicyLineAdmin(DraftOnlyAdmin):
+    list_display = ("section_id", "term")
+
+
+@admin.register(models.ReadingKind)
+class ReadingKindAdmin(DraftOnlyAdmin):
+    list_display = ("kind", "label", "section_id")

@@ -27,7 +27,7 @@ def placeholder_errors(record):
                 errors[f"{name}_{lang}"] = [
                     _("Unknown placeholder %(names)s. Known placeholders: %(known)s.")
                     % {
-                        "names": ", ".join("{{%s}}" % n for n in unknown),
+                        "names": ", ".join("{{" + n + "}}" for n in unknown),
                         "known": ", ".join(sorted(PLACEHOLDERS)),
                     }
                 ]

@@ -65,8 +65,9 @@ def test_sitemap_lists_both_languages_with_alternates(client):
 def test_footer_indexes_existing_pages_only(client):
     html = client.get("/").text
     assert 'href="/api/docs/"' in html
+    assert 'href="/methodology/"' in html
     # Pages that later issues add are not linked before they exist.
-    assert 'href="/methodology/"' not in html
+    assert 'href="/submit/"' not in html
 
 
 def test_api_docs_page_lists_operations_in_both_languages(client):

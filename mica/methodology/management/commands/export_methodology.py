@@ -1,5 +1,3 @@
-import sys
-
 from django.core.management.base import BaseCommand, CommandError
 
 from mica.methodology.exports import methodology_pack
@@ -21,6 +19,5 @@ class Command(BaseCommand):
             raise CommandError(f"No edition {edition!r}.") from missing
         if record is None:
             raise CommandError("No edition exists; run load_canonical_content first.")
-        # Written as bytes: the pack must be exactly the rendered text, no added newline.
-        sys.stdout.buffer.write(methodology_pack(record, lang).encode("utf-8"))
-        sys.stdout.flush()
+        # Exactly the rendered text: no newline is added after it.
+        self.stdout.write(methodology_pack(record, lang), ending="")

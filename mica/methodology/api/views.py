@@ -1,0 +1,111 @@
+"""Methodology records over HTTP: both languages side by side, live figures filled in."""
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from mica.methodology.facts import live_facts
+from mica.methodology.models import Edition
+from mica.methodology.pack import fill_placeholders
+from mica.methodology.selectors import edition_current, edition_list, pack_content
+
+
+def _filled(node, facts):
+    """Fill every {en, ko} text with the figures of its own language."""
+    if isinstance(node, dict):
+        if set(node) == {"en", "ko"} and all(isinstance(v, str) for v in node.values()):
+            return {lang: fill_placeholders(node[lang], facts[lang]) for lang in ("en", "ko")}
+        return {key: _filled(value, facts) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_filled(value, facts) for value in node]
+    return node
+
+
+class EditionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Edition
+        fields = [
+            "slug",
+            "version_label_en",
+            "version_label_ko",
+            "status",
+            "published_on",
+            "review_cutoff",
+            "min_eligible_runs",
+            "min_coverage",
+            "runs_per_task",
+            "max_ineligible_discard_rate",
+        ]
+
+
+class _CurrentEditionView(APIView):
+    def edition(self):
+        edition = edition_current()
+        if edition is None:
+            raise Http404
+        return edition
+
+    def content(self):
+        edition = self.edition()
+        facts = live_facts(edition)
+        return edition, _filled(pack_content(edition), facts), facts
+
+
+@extend_schema(
+    summary="Every edition of the method, newest first", responses=EditionSerializer(many=True)
+)
+class EditionList(APIView):
+    def get(self, request):
+        return Response(EditionSerializer(edition_list(), many=True).data)
+
+
+@extend_schema(
+    summary="The current edition's chapters, claims, contract and policy register",
+    responses=OpenApiTypes.OBJECT,
+)
+class Methodology(_CurrentEditionView):
+    def get(self, request):
+        edition, content, _facts = self.content()
+        return Response(
+            {
+                "edition": edition.slug,
+                "vocabulary": content["vocabulary"],
+                "chapters": content["chapters"],
+                "contract": content["contract"],
+                "policy_register": content["policy_register"],
+            }
+        )
+
+
+@extend_schema(
+    summary="The references the current edition cites, grouped", responses=OpenApiTypes.OBJECT
+)
+class ReferenceList(_CurrentEditionView):
+    def get(self, request):
+        edition, content, _facts = self.content()
+        return Response(
+            {
+                "edition": edition.slug,
+                "groups": content["reference_groups"],
+                "references": content["references"],
+            }
+        )
+
+
+@extend_schema(summary="The glossary of the current edition", responses=OpenApiTypes.OBJECT)
+class Glossary(_CurrentEditionView):
+    def get(self, request):
+        edition, content, _facts = self.content()
+        return Response({"edition": edition.slug, "terms": content["glossary"]})
+
+
+@extend_schema(
+    summary="The live figures, counted from the records now", responses=OpenApiTypes.OBJECT
+)
+class Facts(_CurrentEditionView):
+    def get(self, request):
+        edition = self.edition()
+        return Response({"edition": edition.slug, "facts": live_facts(edition)})

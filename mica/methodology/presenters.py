@@ -1,0 +1,147 @@
+"""The methodology's records in the reader's language, with live figures filled in."""
+
+import nh3
+from django.utils.safestring import mark_safe
+from markdown_it import MarkdownIt
+
+from mica.methodology.pack import fill_placeholders
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": True})
+_ALLOWED_TAGS = {"a", "code", "em", "strong", "dfn", "br"}
+
+
+class Reader:
+    """Picks a language, fills placeholders and renders inline Markdown to safe HTML."""
+
+    def __init__(self, language, facts):
+        self.language = language
+        self.facts = facts.get(language, facts)
+
+    def plain(self, text):
+        if isinstance(text, dict):
+            text = text.get(self.language) or text.get("en", "")
+        return fill_placeholders(text or "", self.facts)
+
+    def html(self, text):
+        rendered = _MARKDOWN.renderInline(self.plain(text))
+        return mark_safe(nh3.clean(rendered, tags=_ALLOWED_TAGS, attributes={"a": {"href"}}))
+
+
+def _item(reader, item, kinds, references):
+    return {
+        "section_id": item["section_id"],
+        "type": item["type"],
+        "kind": kinds.get(item.get("kind")),
+        "state": item.get("state"),
+        "term": reader.html(item["term"]),
+        "detail": reader.html(item["detail"]),
+        "refs": [references[key] for key in item.get("refs", []) if key in references],
+        "link": item.get("link"),
+        "link_label": reader.plain(item.get("link_label")) if item.get("link_label") else "",
+    }
+
+
+def methodology_view(content, facts, language):
+    reader = Reader(language, facts)
+    kinds = {
+        k["kind"]: {
+            "code": k["kind"],
+            "label": reader.plain(k["label"]),
+            "definition": reader.html(k["definition"]),
+            "section_id": k["section_id"],
+        }
+        for k in content["vocabulary"]["kinds"]
+    }
+    references = {
+        r["key"]: {
+            "key": r["key"],
+            "section_id": r["section_id"],
+            "title": reader.plain(r["title"]),
+        }
+        for r in content["references"]
+    }
+    groups = [
+        {
+            "section_id": g["section_id"],
+            "chapter": g["chapter"],
+            "title": reader.plain(g.get("title")) if g.get("title") else "",
+            "intro": reader.html(g["intro"]) if g.get("intro") else "",
+            "references": [
+                _reference(reader, r)
+                for r in content["references"]
+                if r["group"] == g["section_id"]
+            ],
+        }
+        for g in content["reference_groups"]
+    ]
+    chapters = [
+        {
+            "number": c["number"],
+            "section_id": c["section_id"],
+            "title": reader.plain(c["title"]),
+            "lead": reader.html(c["lead"]),
+            "body": c.get("body", "items"),
+            "items": [_item(reader, i, kinds, references) for i in c.get("items", [])],
+            "groups": [g for g in groups if g["chapter"] == c["section_id"]],
+        }
+        for c in content["chapters"]
+    ]
+    pack = content["pack"]
+    return {
+        "title": reader.plain(pack.get("title", "")),
+        "intro": reader.html(pack.get("intro", "")),
+        "status_heading": reader.plain(pack.get("status", {}).get("heading", "")),
+        "status": [reader.html(line["text"]) for line in pack.get("status", {}).get("lines", [])],
+        "vocabulary_heading": reader.plain(content["vocabulary"]["heading"]),
+        "kinds": list(kinds.values()),
+        "chapters": chapters,
+        "glossary": [
+            {
+                "section_id": g["section_id"],
+                "term": reader.plain(g["term"]),
+                "definition": reader.html(g["definition"]),
+            }
+            for g in content["glossary"]
+        ],
+        "register": [
+            {
+                "section_id": p["section_id"],
+                "term": reader.plain(p["term"]),
+                "detail": reader.html(p["detail"]),
+            }
+            for p in content["policy_register"]
+        ],
+        "contract_heading": reader.plain(content["contract"]["heading"]),
+        "contract": [
+            {
+                "section_id": s["section_id"],
+                "number": s.get("number"),
+                "title": reader.plain(s["title"]),
+                "lead": reader.html(s.get("lead") or ""),
+                "numbered": s.get("numbered", False),
+                "items": [
+                    {
+                        "section_id": i["section_id"],
+                        "term": reader.plain(i["term"]) if i.get("term") else "",
+                        "detail": reader.html(i["detail"]),
+                    }
+                    for i in s["items"]
+                ],
+            }
+            for s in content["contract"]["sections"]
+        ],
+    }
+
+
+def _reference(reader, ref):
+    return {
+        "key": ref["key"],
+        "section_id": ref["section_id"],
+        "url": ref["url"],
+        "title": reader.plain(ref["title"]),
+        "subtitle": reader.plain(ref["subtitle"]) if ref.get("subtitle") else "",
+        "venue": reader.plain(ref["venue"]) if ref.get("venue") else "",
+        "borrowed": reader.html(ref["borrowed"]) if ref.get("borrowed") else "",
+        "not_adopted": reader.html(ref["not_adopted"]) if ref.get("not_adopted") else "",
+        "note": reader.html(ref["note"]) if ref.get("note") else "",
+    }

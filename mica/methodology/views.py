@@ -1,0 +1,111 @@
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
+from django.utils import translation
+from django.views.decorators.http import require_safe
+
+from mica.methodology.exports import methodology_pack, pack_filename
+from mica.methodology.facts import live_facts
+from mica.methodology.presenters import methodology_view
+from mica.methodology.selectors import edition_current, pack_content, section_record_get
+
+
+def _edition_or_404():
+    edition = edition_current()
+    if edition is None:
+        raise Http404
+    return edition
+
+
+def challenge_url(section_id):
+    """Where a reader challenges a claim, once the intake exists; None before."""
+    try:
+        return reverse("submissions:challenge-new") + f"?section={section_id}"
+    except NoReverseMatch:
+        return None
+
+
+@require_safe
+def methodology(request):
+    edition = _edition_or_404()
+    view = methodology_view(pack_content(edition), live_facts(edition), translation.get_language())
+    return render(
+        request,
+        "methodology/methodology.html",
+        {
+            "edition": edition,
+            "page": view,
+            "downloads": [(lang, pack_filename(edition, lang)) for lang in ("en", "ko")],
+            "challenges_open": challenge_url("x") is not None,
+        },
+    )
+
+
+@require_safe
+def claim(request, section_id):
+    edition = _edition_or_404()
+    record = section_record_get(edition, section_id)
+    if record is None:
+        raise Http404
+    view = methodology_view(pack_content(edition), live_facts(edition), translation.get_language())
+    found = _find(view, section_id)
+    return render(
+        request,
+        "methodology/claim.html",
+        {
+            "edition": edition,
+            "section_id": section_id,
+            "found": found,
+            "kind_name": record._meta.verbose_name,
+            "challenge_url": challenge_url(section_id),
+        },
+    )
+
+
+def _find(view, section_id):
+    """The presented record (and the chapter around it) for a section id."""
+    for chapter in view["chapters"]:
+        if chapter["section_id"] == section_id:
+            return {"title": chapter["title"], "detail": chapter["lead"], "chapter": chapter}
+        for item in chapter["items"]:
+            if item["section_id"] == section_id:
+                return {
+                    "title": item["term"],
+                    "detail": item["detail"],
+                    "item": item,
+                    "chapter": chapter,
+                }
+        for group in chapter["groups"]:
+            for ref in group["references"]:
+                if ref["section_id"] == section_id:
+                    return {
+                        "title": ref["title"],
+                        "detail": ref["borrowed"] or ref["note"],
+                        "chapter": chapter,
+                    }
+    for collection in ("glossary", "register", "kinds"):
+        for entry in view[collection]:
+            if entry["section_id"] == section_id:
+                return {
+                    "title": entry.get("term") or entry.get("label"),
+                    "detail": entry.get("definition") or entry.get("detail"),
+                }
+    for section in view["contract"]:
+        if section["section_id"] == section_id:
+            return {"title": section["title"], "detail": section["lead"]}
+        for item in section["items"]:
+            if item["section_id"] == section_id:
+                return {"title": item["term"] or section["title"], "detail": item["detail"]}
+    return {"title": section_id, "detail": ""}
+
+
+@require_safe
+def download(request, slug, language):
+    edition = _edition_or_404()
+    if slug != edition.slug:
+        raise Http404
+    response = HttpResponse(
+        methodology_pack(edition, language), content_type="text/markdown; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{pack_filename(edition, language)}"'
+    return response

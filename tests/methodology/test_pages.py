@@ -1,0 +1,71 @@
+"""The methodology page, claim permalinks, downloads and the API."""
+
+import pytest
+
+from mica.methodology.models import ChapterItem
+
+pytestmark = pytest.mark.django_db
+
+
+def test_methodology_page_in_both_languages(client, canonical_content):
+    english = client.get("/methodology/").text
+    korean = client.get("/ko/methodology/").text
+    assert '<h2 id="why-mica">1. Why MICA exists</h2>' in english
+    assert "[Current rule]" in english and "[현재 규칙]" in korean
+    assert "Markets: 6 (KR, JP, SG, TW, AE, TH)" in english
+    for number, title in [(1, "MICA가 존재하는 이유"), (20, "")]:
+        assert f"{number}. {title}" in korean
+    assert "3.1 " in korean  # the contract numbered as the Korean page numbers it
+    assert 'href="/methodology/downloads/mica-methodology-preview-0.1.ko.md"' in english
+
+
+def test_every_claim_is_anchored_and_has_a_permalink(client, canonical_content):
+    page = client.get("/methodology/").text
+    for item in ChapterItem.objects.filter(item_type="claim"):
+        assert f'id="{item.section_id}"' in page
+        assert f'href="/methodology/claims/{item.section_id}/"' in page
+
+
+def test_claim_permalink_and_unknown_ids(client, canonical_content):
+    item = ChapterItem.objects.filter(item_type="claim").first()
+    response = client.get(f"/ko/methodology/claims/{item.section_id}/")
+    assert response.status_code == 200 and item.term_ko[:10] in response.text
+    for path in [
+        "/methodology/claims/no-such-claim/",
+        "/methodology/claims/%00/",
+        "/methodology/claims/" + "a" * 400 + "/",
+    ]:
+        assert client.get(path).status_code == 404
+
+
+def test_downloads(client, canonical_content):
+    english = client.get("/methodology/downloads/mica-methodology-preview-0.1.en.md")
+    assert english["Content-Type"].startswith("text/markdown")
+    assert english.content.startswith(b"# MICA \xe2\x80\x94 Methodology & References")
+    assert client.get("/methodology/downloads/mica-methodology-other.en.md").status_code == 404
+
+
+def test_api(client, canonical_content):
+    assert client.get("/api/v1/editions/").json()[0]["version_label_ko"] == "프리뷰 0.1"
+    body = client.get("/api/v1/methodology/").json()
+    first = body["chapters"][0]
+    assert first["title"] == {"en": "Why MICA exists", "ko": "MICA가 존재하는 이유"}
+    assert "{{" not in str(body)
+    assert len(client.get("/api/v1/references/").json()["references"]) == 56
+    assert client.get("/api/v1/glossary/").json()["terms"]
+    facts = client.get("/api/v1/facts/").json()["facts"]
+    assert facts["en"]["market_count"] == "6" and facts["ko"]["min_coverage"] == "미정"
+
+
+def test_methodology_page_runs_a_constant_number_of_queries(
+    client, canonical_content, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(30) as captured:
+        client.get("/methodology/")
+    count = len(captured.captured_queries)
+    item = ChapterItem.objects.first()
+    for n in range(5):
+        item.pk, item.section_id = None, f"extra-claim-{n}"
+        item.save()
+    with django_assert_max_num_queries(count):
+        client.get("/methodology/")
