@@ -230,6 +230,9 @@ class LocalReviewAdmin(admin.ModelAdmin):
         fields = list(super().get_readonly_fields(request, obj))
         return fields + ["version", "market"] if obj else fields
 
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []  # no events before the review exists
+
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
             kwargs["form"] = LocalReviewOpenForm

@@ -46,6 +46,7 @@ def test_every_interface_string_has_korean():
 def test_compiled_catalogue_matches_the_po_file():
     with MO.open("rb") as handle:
         catalogue = gettext.GNUTranslations(handle)
+
     def compiled(msgid, flags):
         if " plural:" in flags:
             return catalogue.ngettext(msgid, flags.split(" plural:", 1)[1], 1)
