@@ -1,6 +1,10 @@
 """The methodology page, claim permalinks, downloads and the API."""
 
+import re
+from pathlib import Path
+
 import pytest
+from django.utils.html import escape
 
 from mica.methodology.models import ChapterItem
 
@@ -69,3 +73,28 @@ def test_methodology_page_runs_a_constant_number_of_queries(
         item.save()
     with django_assert_max_num_queries(count):
         client.get("/methodology/")
+
+
+SEED_KO = Path(__file__).resolve().parents[1] / "fixtures/seeds/001_01e3a0fa6fa98298.txt"
+
+
+def test_the_korean_page_carries_the_twenty_chapter_titles_of_the_korean_seed(
+        client, canonical_content):
+    titles = re.findall(r"^(\d{1,2}) (.+)$", SEED_KO.read_text(encoding="utf-8"), re.MULTILINE)
+    chapters = [(int(n), t) for n, t in titles if 1 <= int(n) <= 20]
+    assert [n for n, _t in chapters] == list(range(1, 21))
+    page = client.get("/ko/methodology/").text
+    for number, title in chapters:
+        assert f"{number}. {escape(title)}</h2>" in page, (number, title)
+
+
+def test_the_page_follows_the_records(client, canonical_content):
+    from catalogue.models import TaskDefinition
+    from markets.models import MarketEdition
+
+    assert "Markets: 6 (KR, JP, SG, TW, AE, TH)" in client.get("/methodology/").text
+    MarketEdition.objects.filter(market__code="TH").delete()
+    TaskDefinition.objects.filter(slug="ec-reschedule-three-party").update(lifecycle="validated")
+    page = client.get("/methodology/").text
+    assert "Markets: 5 (KR, JP, SG, TW, AE)" in page
+    assert "99 provisional public-set candidates, 1 validated" in page
