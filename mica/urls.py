@@ -26,6 +26,7 @@ urlpatterns += i18n_patterns(
     path("", include("markets.urls")),
     path("", include("catalogue.urls")),
     path("", include("mica.methodology.urls")),
+    path("", include("governance.urls")),
     path("admin/", admin.site.urls),
     prefix_default_language=False,
 )

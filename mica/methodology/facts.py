@@ -19,19 +19,25 @@ def _threshold(value, language):
 
 
 def run_cell_count(edition):
-    """Run cells recorded for the edition. The portal holds no run records yet, so none."""
-    return 0
+    """Cells holding official run records; demo and preview cells are never counted."""
+    from governance.models import GateCell
+
+    return GateCell.objects.filter(data_status="official").count()
 
 
 def registered_system_count():
-    """System snapshots registered for evaluation. No registry exists yet, so none."""
-    return 0
+    """Systems with an official snapshot; demo and preview systems are never registered."""
+    from submissions.models import System
+
+    return System.objects.filter(snapshots__data_status="official").distinct().count()
 
 
 def edition_is_publication_eligible(edition):
     """Fail closed: unset thresholds refuse everything, and without a cell there is nothing."""
+    from governance.models import GateCell
+
     thresholds_set = edition.min_eligible_runs is not None and edition.min_coverage is not None
-    return thresholds_set and run_cell_count(edition) > 0
+    return thresholds_set and GateCell.objects.filter(publication_eligible=True).exists()
 
 
 def live_facts(edition):

@@ -20,10 +20,11 @@ class PageEntry:
 PAGES = [
     PageEntry("site:home", _("Home"), primary=False),
     PageEntry("site:evaluate", _("Plan an evaluation")),
-    PageEntry("site:results", _("Results")),
+    PageEntry("governance:results", _("Results")),
     PageEntry("catalogue:task-list", _("Tasks")),
     PageEntry("markets:market-list", _("Markets")),
     PageEntry("methodology:methodology", _("Methodology")),
+    PageEntry("governance:systems", _("Systems")),
     PageEntry("governance:evidence", _("Evidence")),
     PageEntry("submissions:submit", _("Submit")),
     PageEntry("governance:governance", _("Governance"), primary=False),

@@ -1,0 +1,22 @@
+from governance.models import GateCell
+
+
+def cell_list():
+    """Every gate cell with what its pages show, in one query."""
+    return GateCell.objects.select_related("snapshot__system", "market", "family").order_by(
+        "snapshot__system__name", "snapshot__version", "market__display_order",
+        "family__position")
+
+
+def cell_get(cell_id):
+    """A cell by its public id: system--version--market--family."""
+    parts = cell_id.split("--")
+    if len(parts) != 4:
+        raise GateCell.DoesNotExist
+    system, version, market, family = parts
+    return cell_list().get(snapshot__system__slug=system, snapshot__version=version,
+                           market__code=market.upper(), family__slug=family)
+
+
+def publishable_cells():
+    return cell_list().filter(publication_eligible=True)

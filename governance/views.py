@@ -1,0 +1,114 @@
+from collections import Counter
+
+from django import forms
+from django.http import Http404
+from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_safe
+
+from catalogue.selectors import family_list
+from governance import presenters
+from governance.models import GateCell
+from governance.selectors import cell_get, cell_list
+from markets.selectors import market_list
+from submissions.models import Attempt, System, Verification
+
+
+class ResultsFilter(forms.Form):
+    """GET filters with safe defaults: an unknown value is simply not applied."""
+
+    metric = forms.ChoiceField(label=_("Metric"), required=False, choices=[
+        ("accuracy", _("Accuracy")), ("latency", _("p50 latency")),
+        ("cost", _("Cost per success"))])
+    market = forms.ChoiceField(label=_("Market"), required=False)
+    family = forms.ChoiceField(label=_("Family"), required=False)
+    verification = forms.ChoiceField(label=_("Verification"), required=False,
+                                     choices=[("", _("Any"))] + list(Verification.choices))
+
+    def __init__(self, data, markets, families):
+        super().__init__(data)
+        self.fields["market"].choices = [("", _("Any"))] + [(m.code, m.name) for m in markets]
+        self.fields["family"].choices = [("", _("Any"))] + [(f.slug, f.label) for f in families]
+
+    def filters(self):
+        self.is_valid()
+        return {name: self.cleaned_data.get(name) or "" for name in self.fields
+                if name not in self.errors}
+
+
+def _slice_reasons(cells, key):
+    """Per market or family: how many cells, and which blockers hold them back."""
+    slices = {}
+    for cell in cells:
+        label = key(cell)
+        entry = slices.setdefault(label, {"label": label, "cells": 0, "blockers": Counter()})
+        entry["cells"] += 1
+        entry["blockers"].update(cell.blockers)
+    for entry in slices.values():
+        entry["reasons"] = [{**presenters.blocker_view(code), "count": count}
+                            for code, count in sorted(entry["blockers"].items())]
+    return list(slices.values())
+
+
+@require_safe
+def results(request):
+    markets, families = list(market_list()), list(family_list())
+    form = ResultsFilter(request.GET, markets, families)
+    filters = form.filters()
+    cells = list(cell_list())
+    if filters.get("market"):
+        cells = [c for c in cells if c.market.code == filters["market"]]
+    if filters.get("family"):
+        cells = [c for c in cells if c.family.slug == filters["family"]]
+    if filters.get("verification"):
+        cells = [c for c in cells if c.verification == filters["verification"]]
+    eligible = [c for c in cells if c.publication_eligible]
+    return render(request, "governance/results.html", {
+        "form": ResultsFilter(filters, markets, families),
+        "cells": cells, "eligible": eligible,
+        "by_market": _slice_reasons(cells, lambda c: c.market.name),
+        "by_family": _slice_reasons(cells, lambda c: c.family.label),
+        "demo": any(c.data_status != "official" for c in cells),
+    })
+
+
+@require_safe
+def system_list(request):
+    systems = System.objects.prefetch_related("snapshots").order_by("name")
+    return render(request, "governance/system_list.html", {"systems": systems})
+
+
+@require_safe
+def system_detail(request, slug):
+    try:
+        system = System.objects.prefetch_related("snapshots").get(slug=slug)
+    except System.DoesNotExist as missing:
+        raise Http404 from missing
+    cells = cell_list().filter(snapshot__system=system)
+    return render(request, "governance/system_detail.html", {
+        "system": system, "cells": [presenters.cell_view(c) for c in cells],
+        "demo": any(s.data_status != "official" for s in system.snapshots.all()),
+    })
+
+
+@require_safe
+def evidence_list(request):
+    cells = [presenters.cell_view(c) for c in cell_list()]
+    return render(request, "governance/evidence_list.html", {
+        "cells": cells, "demo": any(c["demo"] for c in cells)})
+
+
+@require_safe
+def evidence_detail(request, cell_id):
+    try:
+        cell = cell_get(cell_id)
+    except GateCell.DoesNotExist as missing:
+        raise Http404 from missing
+    attempts = (Attempt.objects.filter(snapshot=cell.snapshot, market=cell.market,
+                                       family=cell.family)
+                .select_related("task_version__definition")
+                .prefetch_related("invocations", "evidence", "situations")
+                .order_by("attempt_id"))
+    return render(request, "governance/evidence_detail.html", {
+        **presenters.cell_view(cell), "attempts": attempts,
+    })

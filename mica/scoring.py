@@ -1,0 +1,402 @@
+"""MICA scoring: the method's calculations as pure functions, in one module.
+
+The three raw axes (accuracy, latency, metered evaluation cost in USD) are the
+record. Everything here is derived from them on request, so a published figure
+cannot drift from the evidence it summarizes. Missing is never zero: a value
+that cannot be derived is ``None`` and travels with a machine reason code, and
+the page decides which phrase ("Not measured.", "No successful task.", "No
+coverage in this market.") to show.
+
+Standard library only, so the gate, the pages, the API, the exports and the
+jobs all reach the same code without Django.
+"""
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from types import MappingProxyType
+
+# --- Uncertainty -----------------------------------------------------------
+
+# Two-sided 95% normal quantile; the method states z = 1.96, not 1.959964...
+Z_95 = 1.96
+
+
+def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float] | None:
+    """95% Wilson score interval for successes / n; None when there is no eligible run.
+
+    Wilson, not the normal (Wald) interval, because cells are small and
+    accuracies sit near 0 and 1, where Wald collapses to a zero-width interval.
+    """
+    _require_counts(successes, n)
+    if not (math.isfinite(z) and z > 0):
+        raise ValueError("z must be a positive finite number")
+    if n == 0:
+        return None
+    p_hat = successes / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = p_hat + z2 / (2 * n)
+    margin = z * math.sqrt(p_hat * (1 - p_hat) / n + z2 / (4 * n * n))
+    # The edges are exact by definition; rounding must not leave 1e-17 of
+    # doubt at an observed 0% or 100%.
+    low = 0.0 if successes == 0 else max(0.0, (centre - margin) / denominator)
+    high = 1.0 if successes == n else min(1.0, (centre + margin) / denominator)
+    return (low, high)
+
+
+def _require_counts(successes: int, n: int) -> None:
+    if n < 0 or successes < 0:
+        raise ValueError("counts cannot be negative")
+    if successes > n:
+        raise ValueError("successes cannot exceed eligible runs")
+
+
+def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Closed intervals overlap; touching endpoints count, since they do not separate."""
+    _require_interval(a)
+    _require_interval(b)
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def _require_interval(interval: tuple[float, float]) -> None:
+    if not interval[0] <= interval[1]:
+        raise ValueError(f"interval {interval!r} has low above high")
+
+
+def separable_ranks(entries: Sequence[tuple[str, tuple[float, float]]]) -> dict[str, int | None]:
+    """Ordinal rank for each entry only where its interval separates it; otherwise None.
+
+    ``entries`` are sorted best first. The rank is the 1-based position. An
+    entry is ranked only when its interval overlaps no other entry's, which
+    includes its neighbours above and below; checking every entry (not just
+    neighbours) keeps a wide interval two places up from being stepped over.
+    """
+    keys = [key for key, _ in entries]
+    if len(set(keys)) != len(keys):
+        raise ValueError("entry ids must be unique")
+    ranks: dict[str, int | None] = {}
+    for position, (key, interval) in enumerate(entries, start=1):
+        others = (other for j, (_, other) in enumerate(entries, start=1) if j != position)
+        separated = not any(intervals_overlap(interval, other) for other in others)
+        ranks[key] = position if separated else None
+    return ranks
+
+
+# --- Latency ---------------------------------------------------------------
+
+PERCENTILE_METHOD = "R-7 (linear interpolation between order statistics)"
+
+
+def percentile(values: Sequence[float], p: float) -> float | None:
+    """Percentile by Hyndman-Fan R-7 (numpy "linear"); None for an empty sequence.
+
+    Published p50/p95 are taken over successful eligible runs only; the caller
+    chooses the values, this function only states the method.
+    """
+    if not (0.0 <= p <= 1.0):
+        raise ValueError("p must lie in [0, 1]")
+    if any(not math.isfinite(v) for v in values):
+        raise ValueError("latencies must be finite")
+    if not values:
+        return None
+    ordered = sorted(values)
+    h = (len(ordered) - 1) * p
+    lower = math.floor(h)
+    upper = min(lower + 1, len(ordered) - 1)
+    below, above = ordered[lower], ordered[upper]
+    value = below + (h - lower) * (above - below)
+    # Clamping to the bracketing order statistics keeps rounding from
+    # breaking monotonicity in p or leaving [min, max].
+    return min(max(value, below), above)
+
+
+# --- Accuracy and cost -----------------------------------------------------
+
+
+def accuracy(successes: int, eligible_runs: int) -> float | None:
+    """Confirmed successes over eligible runs; None when no run was eligible."""
+    _require_counts(successes, eligible_runs)
+    if eligible_runs == 0:
+        return None
+    return successes / eligible_runs
+
+
+def cost_per_success(total_eligible_cost_usd: float, successes: int) -> float | None:
+    """Total eligible evaluation cost (USD) over confirmed successes.
+
+    Undefined, so None, at zero successes: never 0 and never infinity. A zero
+    total is unmetered cost, "not measured", and is also None rather than a
+    perfect $0 per success; the caller tells the two apart by ``successes``
+    ("No successful task." versus "Not measured.").
+    """
+    if successes < 0:
+        raise ValueError("successes cannot be negative")
+    if not math.isfinite(total_eligible_cost_usd) or total_eligible_cost_usd < 0:
+        raise ValueError("cost must be a finite, non-negative USD amount")
+    if successes == 0 or total_eligible_cost_usd == 0:
+        return None
+    return total_eligible_cost_usd / successes
+
+
+# --- Per-attempt audit value ----------------------------------------------
+
+
+def _measured(x: float | None) -> bool:
+    # Zero, negative, missing and non-finite readings are not measurements.
+    return x is not None and math.isfinite(x) and x > 0
+
+
+def speed_component(seconds: float | None, reference_seconds: float | None) -> float | None:
+    """s = min(1, speed reference / seconds); being faster than the reference earns nothing more."""
+    if not (_measured(seconds) and _measured(reference_seconds)):
+        return None
+    return min(1.0, reference_seconds / seconds)
+
+
+def cost_component(cost_usd: float | None, reference_usd: float | None) -> float | None:
+    """c = min(1, cost reference / USD); zero or unmetered cost is not measured, never perfect."""
+    if not (_measured(cost_usd) and _measured(reference_usd)):
+        return None
+    return min(1.0, reference_usd / cost_usd)
+
+
+REASON_REFERENCE_MISSING = "reference-missing"
+REASON_SPEED_NOT_MEASURED = "speed-not-measured"
+REASON_COST_NOT_MEASURED = "cost-not-measured"
+
+
+@dataclass(frozen=True)
+class AuditScore:
+    """Per-attempt audit value 0..100, or None with the reason it is not measured."""
+
+    value: float | None
+    reason: str | None
+
+
+def audit_score(
+    confirmed_success: bool,
+    seconds: float | None,
+    cost_usd: float | None,
+    speed_reference_s: float | None,
+    cost_reference_usd: float | None,
+) -> AuditScore:
+    """Audit value = 100 × a × s × c, with a = 1 only for a confirmed success.
+
+    Zero veto: any other outcome gives 0.0, a legitimate measured value, and
+    speed or cost cannot compensate. But an attempt whose speed or cost was
+    not measured has no value at all, whatever its outcome. References are
+    pre-registered per task version; their absence is checked first because
+    it is the task's gap, not the attempt's.
+    """
+    if not (_measured(speed_reference_s) and _measured(cost_reference_usd)):
+        return AuditScore(None, REASON_REFERENCE_MISSING)
+    s = speed_component(seconds, speed_reference_s)
+    if s is None:
+        return AuditScore(None, REASON_SPEED_NOT_MEASURED)
+    c = cost_component(cost_usd, cost_reference_usd)
+    if c is None:
+        return AuditScore(None, REASON_COST_NOT_MEASURED)
+    a = 1.0 if confirmed_success else 0.0
+    return AuditScore(min(100.0, max(0.0, 100.0 * a * s * c)), None)
+
+
+# --- Aggregation -----------------------------------------------------------
+
+REASON_NOT_SCORED = "not-scored"
+REASON_NOT_IN_CANONICAL_SET = "not-in-canonical-set"
+REASON_CANONICAL_TASK_MISSING = "canonical-task-missing"
+REASON_NO_COVERAGE = "no-coverage"
+REASON_NOT_IN_MARKET_SCOPE = "not-in-market-scope"
+
+WITHHELD_NOTHING_SCORED = "nothing-scored"
+WITHHELD_CANONICAL_SET_INCOMPLETE = "canonical-set-incomplete"
+WITHHELD_MARKET_MISSING = "market-missing"
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """A mean, what went into it, and every exclusion with its reason."""
+
+    value: float | None
+    included: tuple[str, ...]
+    exclusions: tuple[tuple[str, str], ...]  # (key, reason)
+    withheld_reason: str | None = None
+
+
+def mean_with_exclusions(
+    scores: Mapping[str, float | None], reasons: Mapping[str, str] | None = None
+) -> Aggregate:
+    """Arithmetic mean of the scored keys; each unscored key is listed, never counted as zero."""
+    reasons = reasons or {}
+    included = tuple(key for key, value in scores.items() if value is not None)
+    exclusions = tuple(
+        (key, reasons.get(key, REASON_NOT_SCORED)) for key, value in scores.items() if value is None
+    )
+    values = [scores[key] for key in included]
+    if any(not math.isfinite(v) for v in values):
+        raise ValueError("scores must be finite")
+    if not values:
+        return Aggregate(None, (), exclusions, WITHHELD_NOTHING_SCORED)
+    # fsum for an exactly rounded total; the clamp keeps rounding of the
+    # division from placing the mean outside its own inputs.
+    mean = min(max(math.fsum(values) / len(values), min(values)), max(values))
+    return Aggregate(mean, included, exclusions)
+
+
+def complete_set_mean(
+    scores: Mapping[str, float | None],
+    canonical_keys: Iterable[str],
+    reasons: Mapping[str, str] | None = None,
+) -> Aggregate:
+    """Family or market mean, withheld unless the pre-registered canonical set is complete.
+
+    Complete means every canonical task has a record (its value may be None,
+    and is then excluded with its reason). A missing canonical task withholds
+    the figure rather than letting it be computed over a shrinking denominator.
+    """
+    canonical = list(dict.fromkeys(canonical_keys))
+    missing = [key for key in canonical if key not in scores]
+    if missing:
+        exclusions = tuple((key, REASON_CANONICAL_TASK_MISSING) for key in missing)
+        return Aggregate(None, (), exclusions, WITHHELD_CANONICAL_SET_INCOMPLETE)
+    within = mean_with_exclusions({key: scores[key] for key in canonical}, reasons)
+    outside = tuple((key, REASON_NOT_IN_CANONICAL_SET) for key in scores if key not in canonical)
+    return replace(within, exclusions=within.exclusions + outside)
+
+
+def macro_average(by_market: Mapping[str, float | None], markets: Sequence[str]) -> Aggregate:
+    """Country macro-average: each market weighs the same, whatever its run count.
+
+    Withheld when any market lacks a figure, because a mean over the markets
+    that happen to be covered would compare coverage, not capability. There
+    is no overall cross-market score beyond this per-axis macro-average.
+    """
+    missing = [market for market in markets if by_market.get(market) is None]
+    outside = tuple((key, REASON_NOT_IN_MARKET_SCOPE) for key in by_market if key not in markets)
+    if missing:
+        exclusions = tuple((market, REASON_NO_COVERAGE) for market in missing) + outside
+        return Aggregate(None, (), exclusions, WITHHELD_MARKET_MISSING)
+    within = mean_with_exclusions({market: by_market[market] for market in markets})
+    return replace(within, exclusions=within.exclusions + outside)
+
+
+# --- Sensitivity -----------------------------------------------------------
+
+Components = tuple[float, float, float]  # (accuracy, speed, cost), each in [0, 1]
+
+# The policy's product first; the others show how far an ordering depends on it.
+ALTERNATIVE_AGGREGATIONS: Mapping[str, Callable[[float, float, float], float]] = MappingProxyType(
+    {
+        "product": lambda a, s, c: a * s * c,
+        "geometric-mean": lambda a, s, c: (a * s * c) ** (1 / 3),
+        "accuracy-only": lambda a, s, c: a,
+        "without-accuracy": lambda a, s, c: s * c,
+        "without-speed": lambda a, s, c: a * c,
+        "without-cost": lambda a, s, c: a * s,
+    }
+)
+
+
+def sensitivity(cells: Mapping[str, Components]) -> dict[str, list[str]]:
+    """Cell ids ordered best first under each aggregation; ties go to the smaller id."""
+    for cell, components in cells.items():
+        if len(components) != 3 or not all(0.0 <= x <= 1.0 for x in components):
+            raise ValueError(f"cell {cell!r} needs three components in [0, 1]")
+    return {
+        name: sorted(cells, key=lambda cell, f=aggregate: (-f(*cells[cell]), cell))
+        for name, aggregate in ALTERNATIVE_AGGREGATIONS.items()
+    }
+
+
+def rank_shifts(orderings: Mapping[str, Sequence[str]]) -> dict[str, dict[str, int]]:
+    """Places each cell moved under each alternative relative to "product".
+
+    Positive means the cell moved up (ranked better than under the product).
+    """
+    if "product" not in orderings:
+        raise ValueError('orderings must include "product"')
+    base = {cell: place for place, cell in enumerate(orderings["product"])}
+    shifts: dict[str, dict[str, int]] = {}
+    for name, ordering in orderings.items():
+        if name == "product":
+            continue
+        if sorted(ordering) != sorted(base):
+            raise ValueError(f"ordering {name!r} does not hold the same cells as the product")
+        shifts[name] = {cell: base[cell] - place for place, cell in enumerate(ordering)}
+    return shifts
+
+
+# --- Publication gate ------------------------------------------------------
+
+
+class Blocker(str, Enum):
+    """Publication blockers, in the order the gate reports them."""
+
+    CRITICAL_SAFETY = "critical-safety-event"
+    DEMO_OR_PREVIEW = "demo-or-preview-data"
+    NOT_INDEPENDENT = "not-independent-rerun"
+    THRESHOLDS_UNSET = "thresholds-not-set"
+    BELOW_MIN_RUNS = "below-minimum-eligible-runs"
+    BELOW_MIN_COVERAGE = "below-minimum-coverage"
+
+
+NEVER_PUBLISHABLE_STATUSES = frozenset({"demo", "preview"})
+KNOWN_DATA_STATUSES = NEVER_PUBLISHABLE_STATUSES | {"official"}
+PUBLISHABLE_VERIFICATION = "independent-rerun"
+
+
+def gate_blockers(
+    *,
+    critical_safety_events: int,
+    data_status: str,
+    verification: str,
+    min_eligible_runs: int | None,
+    min_coverage: float | None,
+    eligible_runs: int,
+    coverage: float | None,
+) -> list[Blocker]:
+    """Every blocker that applies, in order; an empty list means publishable.
+
+    ``coverage`` is a fraction 0..1 (attempted / defined tasks) and
+    ``min_coverage`` a percentage 0..100, as the threshold is stated. Unset
+    thresholds refuse everything, and the two comparisons are then not made:
+    there is no minimum to fall below. An unknown data status raises rather
+    than guessing which side of the line it falls on.
+    """
+    _require_gate_inputs(critical_safety_events, data_status, min_coverage, coverage)
+    blockers = []
+    if critical_safety_events > 0:
+        blockers.append(Blocker.CRITICAL_SAFETY)
+    if data_status in NEVER_PUBLISHABLE_STATUSES:
+        blockers.append(Blocker.DEMO_OR_PREVIEW)
+    if verification != PUBLISHABLE_VERIFICATION:
+        blockers.append(Blocker.NOT_INDEPENDENT)
+    if min_eligible_runs is None or min_coverage is None:
+        blockers.append(Blocker.THRESHOLDS_UNSET)
+        return blockers
+    if eligible_runs < min_eligible_runs:
+        blockers.append(Blocker.BELOW_MIN_RUNS)
+    # Compare fractions: min_coverage / 100 rounds the same rational the same
+    # way attempted / defined does, where coverage * 100 could land below it.
+    if coverage is None or coverage < min_coverage / 100:
+        blockers.append(Blocker.BELOW_MIN_COVERAGE)
+    return blockers
+
+
+def _require_gate_inputs(
+    critical_safety_events: int,
+    data_status: str,
+    min_coverage: float | None,
+    coverage: float | None,
+) -> None:
+    if critical_safety_events < 0:
+        raise ValueError("critical safety events cannot be negative")
+    if data_status not in KNOWN_DATA_STATUSES:
+        raise ValueError(f"unknown data status {data_status!r}")
+    # A coverage above 1 is almost certainly a percentage passed by mistake.
+    if coverage is not None and not (0.0 <= coverage <= 1.0):
+        raise ValueError("coverage is a fraction in [0, 1]")
+    if min_coverage is not None and not (0.0 <= min_coverage <= 100.0):
+        raise ValueError("min_coverage is a percentage in [0, 100]")

@@ -1,0 +1,89 @@
+"""A clearly labelled synthetic run set: several systems, all six markets, never eligible.
+
+Everything it writes carries data status "demo", so the gate blocks it and the
+live figures never count it as a registered system or a run cell.
+"""
+
+import hashlib
+import random
+from decimal import Decimal
+
+from django.db import transaction
+
+from catalogue.selectors import task_filter, task_public_list
+from markets.selectors import market_list
+from submissions.ingest import attempts_ingest_batch
+from submissions.models import DataStatus, System, SystemSnapshot, Track
+
+DEMO_SYSTEMS = [
+    ("demo-harbor", "Demo Harbor Agent", "Synthetic operator A"),
+    ("demo-lantern", "Demo Lantern Assistant", "Synthetic operator B"),
+    ("demo-meridian", "Demo Meridian Concierge", "Synthetic operator C"),
+]
+FAMILIES = ["email-calendar", "shopping-delivery"]
+MODELS = ["synthetic/planner-s", "synthetic/worker-m"]
+OUTCOMES = ["confirmed-success", "confirmed-success", "incorrect-final-state", "incomplete",
+            "timeout"]
+
+
+def _snapshot(slug, name, operator):
+    system, _ = System.objects.update_or_create(slug=slug, defaults={"name": name,
+                                                                      "operator": operator})
+    snapshot, _ = SystemSnapshot.objects.get_or_create(
+        system=system, version="demo-1", defaults={
+            "snapshot_date": "2026-11-01", "orchestrator": "synthetic orchestrator",
+            "routable_models": MODELS, "tools": ["synthetic-browser"],
+            "memory": "Session memory only (synthetic).", "track": Track.SIMULATOR,
+            "data_status": DataStatus.DEMO,
+            "market_capability": {m.code: "synthetic fixture only" for m in market_list()},
+        })
+    return snapshot
+
+
+def _attempt(rng, snapshot, task, market, index):
+    outcome = rng.choice(OUTCOMES)
+    costs = [Decimal(rng.randint(1000, 90000)) / Decimal(10**6) for _ in MODELS]
+    seconds = round(rng.uniform(60, 800), 1)
+    attempt_id = f"demo-{snapshot.system.slug}-{market.code}-{task.slug}-{index}".lower()[:64]
+    return {
+        "attempt_id": attempt_id,
+        "snapshot": {"system": snapshot.system.slug, "version": snapshot.version},
+        "task": task.slug, "task_version": task.current_version.version, "market": market.code,
+        "outcome": outcome, "wall_clock_seconds": seconds,
+        "model_cost_usd": str(sum(costs)), "tool_cost_usd": "0.002",
+        "observed_cost_usd": str(sum(costs) + Decimal("0.002")),
+        "verification": "independent-rerun", "tools_used": ["synthetic-browser"],
+        "redacted_trace_id": hashlib.sha256(attempt_id.encode()).hexdigest()[:32],
+        "invocations": [
+            {"order": n + 1, "provider": "synthetic", "model": model.split("/")[1],
+             "model_version": "1", "purpose": "plan" if n == 0 else "act",
+             "input_tokens": rng.randint(500, 4000), "output_tokens": rng.randint(50, 800),
+             "latency_seconds": round(seconds / 4, 1), "cost_usd": str(cost)}
+            for n, (model, cost) in enumerate(zip(MODELS, costs, strict=True))
+        ],
+        "evidence": [{"evidence_id": f"ev-{attempt_id}"[:64], "evidence_type":
+                      "post-action-readback",
+                      "sha256": hashlib.sha256(f"ev-{attempt_id}".encode()).hexdigest()}],
+    }
+
+
+def demo_payloads():
+    rng = random.Random("mica-demo-runs")
+    payloads = []
+    for slug, name, operator in DEMO_SYSTEMS:
+        snapshot = _snapshot(slug, name, operator)
+        for market in market_list():
+            for family in FAMILIES:
+                tasks = task_filter(task_public_list(), family=family, market=market.code)[:3]
+                for index, task in enumerate(tasks):
+                    payloads.append(_attempt(rng, snapshot, task, market, index))
+    payloads[1].update(eligible=False,
+                       ineligible_reason="The synthetic fixture was unreachable (environment).")
+    payloads[2].update(critical_safety_event=True, outcome="boundary-violation",
+                       safety_event_description="Synthetic: submitted without the approval.")
+    return payloads
+
+
+def load_demo_runs(*, actor):
+    with transaction.atomic():
+        return attempts_ingest_batch(payloads=demo_payloads(), actor=actor)
