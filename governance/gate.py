@@ -18,8 +18,11 @@ from submissions.models import Attempt, DataStatus, Outcome, Verification
 VALID_ELIGIBLE = Q(eligible=True, invalid_reason="")
 SUCCESS = Q(outcome=Outcome.CONFIRMED_SUCCESS)
 # Weakest first: a cell is as strong as its weakest eligible attempt.
-VERIFICATION_ORDER = [Verification.SELF_REPORTED, Verification.PROVISIONAL,
-                      Verification.INDEPENDENT_RERUN]
+VERIFICATION_ORDER = [
+    Verification.SELF_REPORTED,
+    Verification.PROVISIONAL,
+    Verification.INDEPENDENT_RERUN,
+]
 DATA_STATUS_ORDER = [DataStatus.DEMO, DataStatus.PREVIEW, DataStatus.OFFICIAL]
 
 
@@ -35,8 +38,11 @@ def _counts(attempts):
         ineligible_runs=Count("pk", filter=Q(eligible=False)),
         invalid_runs=Count("pk", filter=~Q(invalid_reason="")),
         successes=Count("pk", filter=VALID_ELIGIBLE & SUCCESS),
-        total_cost=Coalesce(Sum("observed_cost_usd", filter=VALID_ELIGIBLE), 0,
-                            output_field=Attempt._meta.get_field("observed_cost_usd")),
+        total_cost=Coalesce(
+            Sum("observed_cost_usd", filter=VALID_ELIGIBLE),
+            0,
+            output_field=Attempt._meta.get_field("observed_cost_usd"),
+        ),
         safety=Count("pk", filter=Q(critical_safety_event=True)),
         tasks_attempted=Count("task_version__definition", filter=VALID_ELIGIBLE, distinct=True),
     )
@@ -47,7 +53,9 @@ def _task_scores(rows):
     by_task = {}
     for slug, outcome, seconds, cost, speed_ref, cost_ref in rows:
         score = scoring.audit_score(
-            outcome == Outcome.CONFIRMED_SUCCESS, seconds, float(cost),
+            outcome == Outcome.CONFIRMED_SUCCESS,
+            seconds,
+            float(cost),
             float(speed_ref) if speed_ref is not None else None,
             float(cost_ref) if cost_ref is not None else None,
         )
@@ -66,8 +74,9 @@ def _task_scores(rows):
 
 
 def _latency_figures(rows):
-    successes = [seconds for _slug, outcome, seconds, *_rest in rows
-                 if outcome == Outcome.CONFIRMED_SUCCESS]
+    successes = [
+        seconds for _slug, outcome, seconds, *_rest in rows if outcome == Outcome.CONFIRMED_SUCCESS
+    ]
     everything = [seconds for _slug, _outcome, seconds, *_rest in rows]
     return {
         "p50_seconds": scoring.percentile(successes, 0.5),
@@ -77,30 +86,48 @@ def _latency_figures(rows):
 
 
 def _tasks_defined(market_id, family_id):
-    return task_public_list().filter(
-        family_id=family_id, current_version__applicability__market_id=market_id,
-    ).exclude(current_version__applicability__status="not-applicable").distinct().count()
+    return (
+        task_public_list()
+        .filter(
+            family_id=family_id,
+            current_version__applicability__market_id=market_id,
+        )
+        .exclude(current_version__applicability__status="not-applicable")
+        .distinct()
+        .count()
+    )
 
 
 def _figures(attempts, market_id, family_id):
     counts = _counts(attempts)
-    rows = list(attempts.filter(VALID_ELIGIBLE).values_list(
-        "task_version__definition__slug", "outcome", "wall_clock_seconds", "observed_cost_usd",
-        "task_version__speed_reference_seconds", "task_version__cost_reference_usd"))
+    rows = list(
+        attempts.filter(VALID_ELIGIBLE).values_list(
+            "task_version__definition__slug",
+            "outcome",
+            "wall_clock_seconds",
+            "observed_cost_usd",
+            "task_version__speed_reference_seconds",
+            "task_version__cost_reference_usd",
+        )
+    )
     defined = _tasks_defined(market_id, family_id)
     interval = scoring.wilson_interval(counts["successes"], counts["eligible_runs"])
     return counts, {
-        "attempts": counts["attempts"], "eligible_runs": counts["eligible_runs"],
-        "ineligible_runs": counts["ineligible_runs"], "invalid_runs": counts["invalid_runs"],
+        "attempts": counts["attempts"],
+        "eligible_runs": counts["eligible_runs"],
+        "ineligible_runs": counts["ineligible_runs"],
+        "invalid_runs": counts["invalid_runs"],
         "successes": counts["successes"],
         "accuracy": scoring.accuracy(counts["successes"], counts["eligible_runs"]),
         "accuracy_low": interval[0] if interval else None,
         "accuracy_high": interval[1] if interval else None,
         **_latency_figures(rows),
         "total_cost_usd": counts["total_cost"],
-        "cost_per_success_usd": scoring.cost_per_success(float(counts["total_cost"]),
-                                                         counts["successes"]),
-        "tasks_attempted": counts["tasks_attempted"], "tasks_defined": defined,
+        "cost_per_success_usd": scoring.cost_per_success(
+            float(counts["total_cost"]), counts["successes"]
+        ),
+        "tasks_attempted": counts["tasks_attempted"],
+        "tasks_defined": defined,
         "coverage": counts["tasks_attempted"] / defined if defined else None,
         "critical_safety_events": counts["safety"],
         "task_scores": _task_scores(rows),
@@ -108,26 +135,34 @@ def _figures(attempts, market_id, family_id):
 
 
 def _blockers(figures, verification, data_status, edition):
-    return [blocker.value for blocker in scoring.gate_blockers(
-        critical_safety_events=figures["critical_safety_events"], data_status=data_status,
-        verification=verification,
-        min_eligible_runs=edition.min_eligible_runs if edition else None,
-        min_coverage=float(edition.min_coverage) if edition and edition.min_coverage is not None
-        else None,
-        eligible_runs=figures["eligible_runs"], coverage=figures["coverage"],
-    )]
+    return [
+        blocker.value
+        for blocker in scoring.gate_blockers(
+            critical_safety_events=figures["critical_safety_events"],
+            data_status=data_status,
+            verification=verification,
+            min_eligible_runs=edition.min_eligible_runs if edition else None,
+            min_coverage=float(edition.min_coverage)
+            if edition and edition.min_coverage is not None
+            else None,
+            eligible_runs=figures["eligible_runs"],
+            coverage=figures["coverage"],
+        )
+    ]
 
 
 def cell_recompute(snapshot_id, market_id, family_id, *, edition=None):
     """Recompute one cell from its attempts; the cell disappears when it has none."""
     edition = edition or edition_current()
-    attempts = Attempt.objects.filter(snapshot_id=snapshot_id, market_id=market_id,
-                                      family_id=family_id)
+    attempts = Attempt.objects.filter(
+        snapshot_id=snapshot_id, market_id=market_id, family_id=family_id
+    )
     with transaction.atomic():
         counts, figures = _figures(attempts, market_id, family_id)
         if not counts["attempts"]:
-            GateCell.objects.filter(snapshot_id=snapshot_id, market_id=market_id,
-                                    family_id=family_id).delete()
+            GateCell.objects.filter(
+                snapshot_id=snapshot_id, market_id=market_id, family_id=family_id
+            ).delete()
             return None
         statuses = set(attempts.filter(VALID_ELIGIBLE).values_list("verification", flat=True))
         data = set(attempts.values_list("data_status", flat=True))
@@ -135,9 +170,16 @@ def cell_recompute(snapshot_id, market_id, family_id, *, edition=None):
         data_status = _weakest(data, DATA_STATUS_ORDER)
         blockers = _blockers(figures, verification, data_status, edition)
         cell, _created = GateCell.objects.update_or_create(
-            snapshot_id=snapshot_id, market_id=market_id, family_id=family_id,
-            defaults={**figures, "verification": verification, "data_status": data_status,
-                      "blockers": blockers, "publication_eligible": not blockers},
+            snapshot_id=snapshot_id,
+            market_id=market_id,
+            family_id=family_id,
+            defaults={
+                **figures,
+                "verification": verification,
+                "data_status": data_status,
+                "blockers": blockers,
+                "publication_eligible": not blockers,
+            },
         )
     return cell
 
@@ -145,14 +187,20 @@ def cell_recompute(snapshot_id, market_id, family_id, *, edition=None):
 def gate_recompute_all(progress=lambda percent, message: None):
     """Every cell again, e.g. after thresholds change; reports progress as it goes."""
     edition = edition_current()
-    keys = list(Attempt.objects.values_list("snapshot_id", "market_id", "family_id")
-                .distinct().order_by("snapshot_id", "market_id", "family_id"))
+    keys = list(
+        Attempt.objects.values_list("snapshot_id", "market_id", "family_id")
+        .distinct()
+        .order_by("snapshot_id", "market_id", "family_id")
+    )
     for index, key in enumerate(keys, start=1):
         cell_recompute(*key, edition=edition)
         if index % 25 == 0 or index == len(keys):
             progress(round(100 * index / len(keys)), f"{index} of {len(keys)} cells")
     wanted = set(keys)
-    stale = [cell.pk for cell in GateCell.objects.only("snapshot_id", "market_id", "family_id")
-             if (cell.snapshot_id, cell.market_id, cell.family_id) not in wanted]
+    stale = [
+        cell.pk
+        for cell in GateCell.objects.only("snapshot_id", "market_id", "family_id")
+        if (cell.snapshot_id, cell.market_id, cell.family_id) not in wanted
+    ]
     GateCell.objects.filter(pk__in=stale).delete()
     return len(keys)

@@ -10,12 +10,18 @@ class GateCell(models.Model):
     recomputed whenever an attempt of the cell arrives, and by the gate job.
     """
 
-    snapshot = models.ForeignKey("submissions.SystemSnapshot", on_delete=models.CASCADE,
-                                 related_name="cells", verbose_name=_("snapshot"))
-    market = models.ForeignKey("markets.Market", on_delete=models.PROTECT, related_name="+",
-                               verbose_name=_("market"))
-    family = models.ForeignKey("catalogue.TaskFamily", on_delete=models.PROTECT,
-                               related_name="+", verbose_name=_("family"))
+    snapshot = models.ForeignKey(
+        "submissions.SystemSnapshot",
+        on_delete=models.CASCADE,
+        related_name="cells",
+        verbose_name=_("snapshot"),
+    )
+    market = models.ForeignKey(
+        "markets.Market", on_delete=models.PROTECT, related_name="+", verbose_name=_("market")
+    )
+    family = models.ForeignKey(
+        "catalogue.TaskFamily", on_delete=models.PROTECT, related_name="+", verbose_name=_("family")
+    )
     attempts = models.PositiveIntegerField(_("attempts recorded"), default=0)
     eligible_runs = models.PositiveIntegerField(_("eligible runs"), default=0)
     ineligible_runs = models.PositiveIntegerField(_("ineligible runs"), default=0)
@@ -26,10 +32,12 @@ class GateCell(models.Model):
     accuracy_high = models.FloatField(_("accuracy interval high"), null=True)
     p50_seconds = models.FloatField(_("p50 latency over successes (s)"), null=True)
     p95_seconds = models.FloatField(_("p95 latency over successes (s)"), null=True)
-    eligible_median_seconds = models.FloatField(_("median latency over all eligible runs (s)"),
-                                                null=True)
-    total_cost_usd = models.DecimalField(_("total eligible cost (USD)"), max_digits=18,
-                                         decimal_places=9, default=0)
+    eligible_median_seconds = models.FloatField(
+        _("median latency over all eligible runs (s)"), null=True
+    )
+    total_cost_usd = models.DecimalField(
+        _("total eligible cost (USD)"), max_digits=18, decimal_places=9, default=0
+    )
     cost_per_success_usd = models.FloatField(_("cost per success (USD)"), null=True)
     tasks_attempted = models.PositiveIntegerField(_("tasks attempted"), default=0)
     tasks_defined = models.PositiveIntegerField(_("tasks defined"), default=0)
@@ -64,5 +72,7 @@ class GateCell(models.Model):
 
     @property
     def cell_id(self):
-        return (f"{self.snapshot.system.slug}--{self.snapshot.version}--"
-                f"{self.market.code.lower()}--{self.family.slug}")
+        return (
+            f"{self.snapshot.system.slug}--{self.snapshot.version}--"
+            f"{self.market.code.lower()}--{self.family.slug}"
+        )

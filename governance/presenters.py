@@ -11,17 +11,21 @@ NO_COVERAGE = _("No coverage in this market.")
 BLOCKER_SENTENCES = {
     scoring.Blocker.CRITICAL_SAFETY.value: _(
         "A critical safety event was recorded; it permanently blocks this cell and withholds "
-        "every family and market figure above it."),
+        "every family and market figure above it."
+    ),
     scoring.Blocker.DEMO_OR_PREVIEW.value: _(
-        "The cell holds demo or preview data, which can never be published."),
-    scoring.Blocker.NOT_INDEPENDENT.value: _(
-        "The runs are not an independent rerun by MICA."),
+        "The cell holds demo or preview data, which can never be published."
+    ),
+    scoring.Blocker.NOT_INDEPENDENT.value: _("The runs are not an independent rerun by MICA."),
     scoring.Blocker.THRESHOLDS_UNSET.value: _(
-        "The publication thresholds are not set, so the gate refuses rather than guess them."),
+        "The publication thresholds are not set, so the gate refuses rather than guess them."
+    ),
     scoring.Blocker.BELOW_MIN_RUNS.value: _(
-        "Fewer eligible runs than the minimum the edition sets."),
+        "Fewer eligible runs than the minimum the edition sets."
+    ),
     scoring.Blocker.BELOW_MIN_COVERAGE.value: _(
-        "Less of the market's canonical task set covered than the minimum the edition sets."),
+        "Less of the market's canonical task set covered than the minimum the edition sets."
+    ),
 }
 
 
@@ -35,30 +39,58 @@ def _seconds(value):
 
 def figure_rows(cell):
     """The Figure / Value / Basis rows of a cell's evidence page."""
-    interval = (f" (95% {_('interval')} {cell.accuracy_low:.3f}–{cell.accuracy_high:.3f})"
-                if cell.accuracy_low is not None else "")
+    interval = (
+        f" (95% {_('interval')} {cell.accuracy_low:.3f}–{cell.accuracy_high:.3f})"
+        if cell.accuracy_low is not None
+        else ""
+    )
     return [
-        (_("Eligible runs"), str(cell.eligible_runs),
-         _("Attempts that passed screening and are valid; ineligible: %(i)s, invalid: %(v)s.")
-         % {"i": cell.ineligible_runs, "v": cell.invalid_runs}),
-        (_("Accuracy"), NOT_MEASURED if cell.accuracy is None
-         else f"{cell.accuracy:.3f}{interval}",
-         _("Confirmed successes / eligible runs, Wilson interval with z = 1.96.")),
-        (_("p50 latency"), NO_SUCCESSFUL_TASK if not cell.successes else
-         _seconds(cell.p50_seconds), _("Over successful eligible runs only; %(method)s.")
-         % {"method": scoring.PERCENTILE_METHOD}),
-        (_("p95 latency"), NO_SUCCESSFUL_TASK if not cell.successes else
-         _seconds(cell.p95_seconds), _("Over successful eligible runs only.")),
-        (_("Median latency, all eligible runs"), _seconds(cell.eligible_median_seconds),
-         _("For audit only; failures included.")),
-        (_("Cost per success"), NO_SUCCESSFUL_TASK if cell.cost_per_success_usd is None
-         else f"USD {cell.cost_per_success_usd:.4f}",
-         _("Total eligible evaluation cost in USD / confirmed successes.")),
-        (_("Task coverage"), NO_COVERAGE if not cell.tasks_attempted else
-         f"{cell.tasks_attempted} / {cell.tasks_defined}",
-         _("Canonical tasks attempted / defined for this market and family.")),
-        (_("Critical safety events"), str(cell.critical_safety_events),
-         _("Any one blocks the cell permanently.")),
+        (
+            _("Eligible runs"),
+            str(cell.eligible_runs),
+            _("Attempts that passed screening and are valid; ineligible: %(i)s, invalid: %(v)s.")
+            % {"i": cell.ineligible_runs, "v": cell.invalid_runs},
+        ),
+        (
+            _("Accuracy"),
+            NOT_MEASURED if cell.accuracy is None else f"{cell.accuracy:.3f}{interval}",
+            _("Confirmed successes / eligible runs, Wilson interval with z = 1.96."),
+        ),
+        (
+            _("p50 latency"),
+            NO_SUCCESSFUL_TASK if not cell.successes else _seconds(cell.p50_seconds),
+            _("Over successful eligible runs only; %(method)s.")
+            % {"method": scoring.PERCENTILE_METHOD},
+        ),
+        (
+            _("p95 latency"),
+            NO_SUCCESSFUL_TASK if not cell.successes else _seconds(cell.p95_seconds),
+            _("Over successful eligible runs only."),
+        ),
+        (
+            _("Median latency, all eligible runs"),
+            _seconds(cell.eligible_median_seconds),
+            _("For audit only; failures included."),
+        ),
+        (
+            _("Cost per success"),
+            NO_SUCCESSFUL_TASK
+            if cell.cost_per_success_usd is None
+            else f"USD {cell.cost_per_success_usd:.4f}",
+            _("Total eligible evaluation cost in USD / confirmed successes."),
+        ),
+        (
+            _("Task coverage"),
+            NO_COVERAGE
+            if not cell.tasks_attempted
+            else f"{cell.tasks_attempted} / {cell.tasks_defined}",
+            _("Canonical tasks attempted / defined for this market and family."),
+        ),
+        (
+            _("Critical safety events"),
+            str(cell.critical_safety_events),
+            _("Any one blocks the cell permanently."),
+        ),
     ]
 
 

@@ -4,8 +4,8 @@ from governance.models import GateCell
 def cell_list():
     """Every gate cell with what its pages show, in one query."""
     return GateCell.objects.select_related("snapshot__system", "market", "family").order_by(
-        "snapshot__system__name", "snapshot__version", "market__display_order",
-        "family__position")
+        "snapshot__system__name", "snapshot__version", "market__display_order", "family__position"
+    )
 
 
 def cell_get(cell_id):
@@ -14,8 +14,12 @@ def cell_get(cell_id):
     if len(parts) != 4:
         raise GateCell.DoesNotExist
     system, version, market, family = parts
-    return cell_list().get(snapshot__system__slug=system, snapshot__version=version,
-                           market__code=market.upper(), family__slug=family)
+    return cell_list().get(
+        snapshot__system__slug=system,
+        snapshot__version=version,
+        market__code=market.upper(),
+        family__slug=family,
+    )
 
 
 def publishable_cells():

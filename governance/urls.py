@@ -9,6 +9,9 @@ urlpatterns = [
     path("systems/", views.system_list, name="systems"),
     re_path(r"^systems/(?P<slug>[a-z0-9-]{1,80})/$", views.system_detail, name="system"),
     path("evidence/", views.evidence_list, name="evidence"),
-    re_path(r"^evidence/(?P<cell_id>[A-Za-z0-9._-]{1,300})/$", views.evidence_detail,
-            name="evidence-cell"),
+    re_path(
+        r"^evidence/(?P<cell_id>[A-Za-z0-9._-]{1,300})/$",
+        views.evidence_detail,
+        name="evidence-cell",
+    ),
 ]

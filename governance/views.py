@@ -8,6 +8,7 @@ from django.views.decorators.http import require_safe
 
 from catalogue.selectors import family_list
 from governance import presenters
+from governance.aggregates import aggregate_view, canonical_tasks, snapshot_aggregates
 from governance.models import GateCell
 from governance.selectors import cell_get, cell_list
 from markets.selectors import market_list
@@ -17,13 +18,22 @@ from submissions.models import Attempt, System, Verification
 class ResultsFilter(forms.Form):
     """GET filters with safe defaults: an unknown value is simply not applied."""
 
-    metric = forms.ChoiceField(label=_("Metric"), required=False, choices=[
-        ("accuracy", _("Accuracy")), ("latency", _("p50 latency")),
-        ("cost", _("Cost per success"))])
+    metric = forms.ChoiceField(
+        label=_("Metric"),
+        required=False,
+        choices=[
+            ("accuracy", _("Accuracy")),
+            ("latency", _("p50 latency")),
+            ("cost", _("Cost per success")),
+        ],
+    )
     market = forms.ChoiceField(label=_("Market"), required=False)
     family = forms.ChoiceField(label=_("Family"), required=False)
-    verification = forms.ChoiceField(label=_("Verification"), required=False,
-                                     choices=[("", _("Any"))] + list(Verification.choices))
+    verification = forms.ChoiceField(
+        label=_("Verification"),
+        required=False,
+        choices=[("", _("Any"))] + list(Verification.choices),
+    )
 
     def __init__(self, data, markets, families):
         super().__init__(data)
@@ -32,8 +42,11 @@ class ResultsFilter(forms.Form):
 
     def filters(self):
         self.is_valid()
-        return {name: self.cleaned_data.get(name) or "" for name in self.fields
-                if name not in self.errors}
+        return {
+            name: self.cleaned_data.get(name) or ""
+            for name in self.fields
+            if name not in self.errors
+        }
 
 
 def _slice_reasons(cells, key):
@@ -45,8 +58,10 @@ def _slice_reasons(cells, key):
         entry["cells"] += 1
         entry["blockers"].update(cell.blockers)
     for entry in slices.values():
-        entry["reasons"] = [{**presenters.blocker_view(code), "count": count}
-                            for code, count in sorted(entry["blockers"].items())]
+        entry["reasons"] = [
+            {**presenters.blocker_view(code), "count": count}
+            for code, count in sorted(entry["blockers"].items())
+        ]
     return list(slices.values())
 
 
@@ -63,13 +78,18 @@ def results(request):
     if filters.get("verification"):
         cells = [c for c in cells if c.verification == filters["verification"]]
     eligible = [c for c in cells if c.publication_eligible]
-    return render(request, "governance/results.html", {
-        "form": ResultsFilter(filters, markets, families),
-        "cells": cells, "eligible": eligible,
-        "by_market": _slice_reasons(cells, lambda c: c.market.name),
-        "by_family": _slice_reasons(cells, lambda c: c.family.label),
-        "demo": any(c.data_status != "official" for c in cells),
-    })
+    return render(
+        request,
+        "governance/results.html",
+        {
+            "form": ResultsFilter(filters, markets, families),
+            "cells": cells,
+            "eligible": eligible,
+            "by_market": _slice_reasons(cells, lambda c: c.market.name),
+            "by_family": _slice_reasons(cells, lambda c: c.family.label),
+            "demo": any(c.data_status != "official" for c in cells),
+        },
+    )
 
 
 @require_safe
@@ -84,18 +104,39 @@ def system_detail(request, slug):
         system = System.objects.prefetch_related("snapshots").get(slug=slug)
     except System.DoesNotExist as missing:
         raise Http404 from missing
-    cells = cell_list().filter(snapshot__system=system)
-    return render(request, "governance/system_detail.html", {
-        "system": system, "cells": [presenters.cell_view(c) for c in cells],
-        "demo": any(s.data_status != "official" for s in system.snapshots.all()),
-    })
+    cells = list(cell_list().filter(snapshot__system=system))
+    canonical = canonical_tasks()
+    figures = []
+    for snapshot in system.snapshots.all():
+        mine = [c for c in cells if c.snapshot_id == snapshot.pk]
+        result = snapshot_aggregates(mine, canonical)
+        figures.append(
+            {
+                "snapshot": snapshot,
+                "markets": [aggregate_view(code, a) for code, a in result["markets"].items()],
+                "families": [aggregate_view(slug, a) for slug, a in result["families"].items()],
+            }
+        )
+    return render(
+        request,
+        "governance/system_detail.html",
+        {
+            "system": system,
+            "cells": [presenters.cell_view(c) for c in cells],
+            "figures": figures,
+            "demo": any(s.data_status != "official" for s in system.snapshots.all()),
+        },
+    )
 
 
 @require_safe
 def evidence_list(request):
     cells = [presenters.cell_view(c) for c in cell_list()]
-    return render(request, "governance/evidence_list.html", {
-        "cells": cells, "demo": any(c["demo"] for c in cells)})
+    return render(
+        request,
+        "governance/evidence_list.html",
+        {"cells": cells, "demo": any(c["demo"] for c in cells)},
+    )
 
 
 @require_safe
@@ -104,11 +145,17 @@ def evidence_detail(request, cell_id):
         cell = cell_get(cell_id)
     except GateCell.DoesNotExist as missing:
         raise Http404 from missing
-    attempts = (Attempt.objects.filter(snapshot=cell.snapshot, market=cell.market,
-                                       family=cell.family)
-                .select_related("task_version__definition")
-                .prefetch_related("invocations", "evidence", "situations")
-                .order_by("attempt_id"))
-    return render(request, "governance/evidence_detail.html", {
-        **presenters.cell_view(cell), "attempts": attempts,
-    })
+    attempts = (
+        Attempt.objects.filter(snapshot=cell.snapshot, market=cell.market, family=cell.family)
+        .select_related("task_version__definition")
+        .prefetch_related("invocations", "evidence", "situations")
+        .order_by("attempt_id")
+    )
+    return render(
+        request,
+        "governance/evidence_detail.html",
+        {
+            **presenters.cell_view(cell),
+            "attempts": attempts,
+        },
+    )

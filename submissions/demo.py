@@ -22,21 +22,33 @@ DEMO_SYSTEMS = [
 ]
 FAMILIES = ["email-calendar", "shopping-delivery"]
 MODELS = ["synthetic/planner-s", "synthetic/worker-m"]
-OUTCOMES = ["confirmed-success", "confirmed-success", "incorrect-final-state", "incomplete",
-            "timeout"]
+OUTCOMES = [
+    "confirmed-success",
+    "confirmed-success",
+    "incorrect-final-state",
+    "incomplete",
+    "timeout",
+]
 
 
 def _snapshot(slug, name, operator):
-    system, _ = System.objects.update_or_create(slug=slug, defaults={"name": name,
-                                                                      "operator": operator})
+    system, _ = System.objects.update_or_create(
+        slug=slug, defaults={"name": name, "operator": operator}
+    )
     snapshot, _ = SystemSnapshot.objects.get_or_create(
-        system=system, version="demo-1", defaults={
-            "snapshot_date": "2026-11-01", "orchestrator": "synthetic orchestrator",
-            "routable_models": MODELS, "tools": ["synthetic-browser"],
-            "memory": "Session memory only (synthetic).", "track": Track.SIMULATOR,
+        system=system,
+        version="demo-1",
+        defaults={
+            "snapshot_date": "2026-11-01",
+            "orchestrator": "synthetic orchestrator",
+            "routable_models": MODELS,
+            "tools": ["synthetic-browser"],
+            "memory": "Session memory only (synthetic).",
+            "track": Track.SIMULATOR,
             "data_status": DataStatus.DEMO,
             "market_capability": {m.code: "synthetic fixture only" for m in market_list()},
-        })
+        },
+    )
     return snapshot
 
 
@@ -48,22 +60,38 @@ def _attempt(rng, snapshot, task, market, index):
     return {
         "attempt_id": attempt_id,
         "snapshot": {"system": snapshot.system.slug, "version": snapshot.version},
-        "task": task.slug, "task_version": task.current_version.version, "market": market.code,
-        "outcome": outcome, "wall_clock_seconds": seconds,
-        "model_cost_usd": str(sum(costs)), "tool_cost_usd": "0.002",
+        "task": task.slug,
+        "task_version": task.current_version.version,
+        "market": market.code,
+        "outcome": outcome,
+        "wall_clock_seconds": seconds,
+        "model_cost_usd": str(sum(costs)),
+        "tool_cost_usd": "0.002",
         "observed_cost_usd": str(sum(costs) + Decimal("0.002")),
-        "verification": "independent-rerun", "tools_used": ["synthetic-browser"],
+        "verification": "independent-rerun",
+        "tools_used": ["synthetic-browser"],
         "redacted_trace_id": hashlib.sha256(attempt_id.encode()).hexdigest()[:32],
         "invocations": [
-            {"order": n + 1, "provider": "synthetic", "model": model.split("/")[1],
-             "model_version": "1", "purpose": "plan" if n == 0 else "act",
-             "input_tokens": rng.randint(500, 4000), "output_tokens": rng.randint(50, 800),
-             "latency_seconds": round(seconds / 4, 1), "cost_usd": str(cost)}
+            {
+                "order": n + 1,
+                "provider": "synthetic",
+                "model": model.split("/")[1],
+                "model_version": "1",
+                "purpose": "plan" if n == 0 else "act",
+                "input_tokens": rng.randint(500, 4000),
+                "output_tokens": rng.randint(50, 800),
+                "latency_seconds": round(seconds / 4, 1),
+                "cost_usd": str(cost),
+            }
             for n, (model, cost) in enumerate(zip(MODELS, costs, strict=True))
         ],
-        "evidence": [{"evidence_id": f"ev-{attempt_id}"[:64], "evidence_type":
-                      "post-action-readback",
-                      "sha256": hashlib.sha256(f"ev-{attempt_id}".encode()).hexdigest()}],
+        "evidence": [
+            {
+                "evidence_id": f"ev-{attempt_id}"[:64],
+                "evidence_type": "post-action-readback",
+                "sha256": hashlib.sha256(f"ev-{attempt_id}".encode()).hexdigest(),
+            }
+        ],
     }
 
 
@@ -77,10 +105,14 @@ def demo_payloads():
                 tasks = task_filter(task_public_list(), family=family, market=market.code)[:3]
                 for index, task in enumerate(tasks):
                     payloads.append(_attempt(rng, snapshot, task, market, index))
-    payloads[1].update(eligible=False,
-                       ineligible_reason="The synthetic fixture was unreachable (environment).")
-    payloads[2].update(critical_safety_event=True, outcome="boundary-violation",
-                       safety_event_description="Synthetic: submitted without the approval.")
+    payloads[1].update(
+        eligible=False, ineligible_reason="The synthetic fixture was unreachable (environment)."
+    )
+    payloads[2].update(
+        critical_safety_event=True,
+        outcome="boundary-violation",
+        safety_event_description="Synthetic: submitted without the approval.",
+    )
     return payloads
 
 

@@ -63,12 +63,15 @@ class AttemptSerializer(serializers.Serializer):
     task = serializers.CharField(max_length=60)
     task_version = serializers.RegexField(r"^\d+\.\d+\.\d+$")
     market = serializers.RegexField(r"^[A-Z]{2}$")
-    situations = serializers.ListField(child=serializers.SlugField(max_length=80),
-                                       max_length=32, default=list)
-    attempt_class = serializers.ChoiceField(choices=AttemptClass.choices,
-                                            default=AttemptClass.SYNTHETIC_FIXTURE)
-    verification = serializers.ChoiceField(choices=Verification.choices,
-                                           default=Verification.SELF_REPORTED)
+    situations = serializers.ListField(
+        child=serializers.SlugField(max_length=80), max_length=32, default=list
+    )
+    attempt_class = serializers.ChoiceField(
+        choices=AttemptClass.choices, default=AttemptClass.SYNTHETIC_FIXTURE
+    )
+    verification = serializers.ChoiceField(
+        choices=Verification.choices, default=Verification.SELF_REPORTED
+    )
     eligible = serializers.BooleanField(default=True)
     ineligible_reason = serializers.CharField(max_length=300, allow_blank=True, default="")
     outcome = serializers.ChoiceField(choices=Outcome.choices)
@@ -78,13 +81,13 @@ class AttemptSerializer(serializers.Serializer):
     tool_cost_usd = serializers.DecimalField(**MONEY, default=Decimal(0))
     observed_cost_usd = serializers.DecimalField(**MONEY)
     critical_safety_event = serializers.BooleanField(default=False)
-    safety_event_description = serializers.CharField(allow_blank=True, default="",
-                                                     max_length=2000)
+    safety_event_description = serializers.CharField(allow_blank=True, default="", max_length=2000)
     platform = serializers.CharField(max_length=120, allow_blank=True, default="")
     platform_version = serializers.CharField(max_length=60, allow_blank=True, default="")
     fallback_invoked = serializers.BooleanField(default=False)
-    tools_used = serializers.ListField(child=serializers.CharField(max_length=120),
-                                       max_length=200, default=list)
+    tools_used = serializers.ListField(
+        child=serializers.CharField(max_length=120), max_length=200, default=list
+    )
     retry_created_duplicate = serializers.BooleanField(default=False)
     redacted_trace_id = serializers.RegexField(OPAQUE_ID)
     invocations = InvocationSerializer(many=True, allow_empty=False, max_length=10_000)
@@ -104,18 +107,22 @@ def _check_costs(data):
     if abs(total - data["model_cost_usd"]) > COST_TOLERANCE:
         refuse("model-cost-sum", _("The invocation costs must add up to the model cost."))
     if abs(data["model_cost_usd"] + data["tool_cost_usd"] - data["observed_cost_usd"]) > (
-            COST_TOLERANCE):
+        COST_TOLERANCE
+    ):
         refuse("observed-cost-sum", _("Model cost plus tool cost must equal the observed cost."))
     if any(i["latency_seconds"] > data["wall_clock_seconds"] for i in invocations):
-        refuse("invocation-longer-than-attempt",
-               _("No invocation can take longer than its attempt."))
+        refuse(
+            "invocation-longer-than-attempt", _("No invocation can take longer than its attempt.")
+        )
 
 
 def _check_outcome(data):
     success = data["outcome"] == Outcome.CONFIRMED_SUCCESS
     if "accuracy" in data and data["accuracy"] != int(success):
-        refuse("outcome-accuracy",
-               _("Accuracy is 1 for a confirmed success and 0 for any other outcome."))
+        refuse(
+            "outcome-accuracy",
+            _("Accuracy is 1 for a confirmed success and 0 for any other outcome."),
+        )
     if not data["eligible"] and not data["ineligible_reason"].strip():
         refuse("ineligible-reason", _("An ineligible attempt must say why it is ineligible."))
     if data["critical_safety_event"] and not data["safety_event_description"].strip():
@@ -125,16 +132,22 @@ def _check_outcome(data):
 def _resolve(data):
     try:
         snapshot = SystemSnapshot.objects.select_related("system").get(
-            system__slug=data["snapshot"]["system"], version=data["snapshot"]["version"])
+            system__slug=data["snapshot"]["system"], version=data["snapshot"]["version"]
+        )
     except SystemSnapshot.DoesNotExist:
         refuse("unknown-snapshot", _("No registered snapshot has that system and version."))
     try:
         version = TaskVersion.objects.select_related("definition__family").get(
-            definition__slug=data["task"], version=data["task_version"])
+            definition__slug=data["task"], version=data["task_version"]
+        )
     except TaskVersion.DoesNotExist:
         refuse("unknown-task-version", _("No task has that id and version."))
-    applicable = version.applicability.filter(market__code=data["market"]).exclude(
-        status="not-applicable").select_related("market").first()
+    applicable = (
+        version.applicability.filter(market__code=data["market"])
+        .exclude(status="not-applicable")
+        .select_related("market")
+        .first()
+    )
     if applicable is None:
         refuse("task-not-in-market", _("The task does not apply in that market."))
     return snapshot, version, applicable.market
@@ -142,18 +155,27 @@ def _resolve(data):
 
 def _resolve_situations(data, market):
     codes = data["situations"]
-    found = {s.situation_id: s for s in IntegrationSituation.objects.filter(
-        situation_id__in=codes).select_related("market_edition__market")}
+    found = {
+        s.situation_id: s
+        for s in IntegrationSituation.objects.filter(situation_id__in=codes).select_related(
+            "market_edition__market"
+        )
+    }
     for code in codes:
         if code not in found:
-            refuse("situation-unknown", _("Situation %(id)s is not declared by any market.")
-                   % {"id": code})
+            refuse(
+                "situation-unknown",
+                _("Situation %(id)s is not declared by any market.") % {"id": code},
+            )
         if found[code].market_edition.market_id != market.pk:
-            refuse("situation-market", _("Situation %(id)s belongs to another market.")
-                   % {"id": code})
+            refuse(
+                "situation-market", _("Situation %(id)s belongs to another market.") % {"id": code}
+            )
     if data["attempt_class"] == AttemptClass.VALIDATED_LOCALIZED and not codes:
-        refuse("situation-missing",
-               _("A validated localized attempt must name its integration situations."))
+        refuse(
+            "situation-missing",
+            _("A validated localized attempt must name its integration situations."),
+        )
     return [found[code] for code in codes]
 
 
@@ -176,8 +198,9 @@ def _check_actor(data, snapshot, actor):
     if snapshot.system.operator_account_id != actor.pk:
         raise PermissionRefused(_("You can submit attempts only for your own snapshots."))
     if data["verification"] != Verification.SELF_REPORTED:
-        raise PermissionRefused(_("Operators submit self-reported attempts; only MICA staff "
-                                  "record independent reruns."))
+        raise PermissionRefused(
+            _("Operators submit self-reported attempts; only MICA staff record independent reruns.")
+        )
 
 
 def payload_hash(payload):
@@ -188,31 +211,47 @@ def payload_hash(payload):
 def _validated(payload):
     serializer = AttemptSerializer(data=payload)
     if not serializer.is_valid():
-        raise ValidationFailed(_("The attempt record is malformed."),
-                               field_errors={"rule": ["schema"], **serializer.errors})
+        raise ValidationFailed(
+            _("The attempt record is malformed."),
+            field_errors={"rule": ["schema"], **serializer.errors},
+        )
     return serializer.validated_data
 
 
 def _store(data, payload, snapshot, version, market, situations, actor):
     attempt = Attempt.objects.create(
-        attempt_id=data["attempt_id"], payload_hash=payload_hash(payload), snapshot=snapshot,
-        task_version=version, market=market, family=version.definition.family,
-        attempt_class=data["attempt_class"], verification=data["verification"],
-        eligible=data["eligible"], ineligible_reason=data["ineligible_reason"],
-        invalid_reason=_invalid_reason(data, snapshot), outcome=data["outcome"],
-        wall_clock_seconds=data["wall_clock_seconds"], model_cost_usd=data["model_cost_usd"],
-        tool_cost_usd=data["tool_cost_usd"], observed_cost_usd=data["observed_cost_usd"],
+        attempt_id=data["attempt_id"],
+        payload_hash=payload_hash(payload),
+        snapshot=snapshot,
+        task_version=version,
+        market=market,
+        family=version.definition.family,
+        attempt_class=data["attempt_class"],
+        verification=data["verification"],
+        eligible=data["eligible"],
+        ineligible_reason=data["ineligible_reason"],
+        invalid_reason=_invalid_reason(data, snapshot),
+        outcome=data["outcome"],
+        wall_clock_seconds=data["wall_clock_seconds"],
+        model_cost_usd=data["model_cost_usd"],
+        tool_cost_usd=data["tool_cost_usd"],
+        observed_cost_usd=data["observed_cost_usd"],
         critical_safety_event=data["critical_safety_event"],
         safety_event_description=data["safety_event_description"],
-        platform=data["platform"], platform_version=data["platform_version"],
-        fallback_invoked=data["fallback_invoked"], tools_used=data["tools_used"],
-        redacted_trace_id=data["redacted_trace_id"], data_status=snapshot.data_status,
+        platform=data["platform"],
+        platform_version=data["platform_version"],
+        fallback_invoked=data["fallback_invoked"],
+        tools_used=data["tools_used"],
+        redacted_trace_id=data["redacted_trace_id"],
+        data_status=snapshot.data_status,
     )
     attempt.situations.set(situations)
-    ModelInvocation.objects.bulk_create(ModelInvocation(attempt=attempt, **i)
-                                        for i in data["invocations"])
-    EvidenceRecord.objects.bulk_create(EvidenceRecord(attempt=attempt, **e)
-                                       for e in data["evidence"])
+    ModelInvocation.objects.bulk_create(
+        ModelInvocation(attempt=attempt, **i) for i in data["invocations"]
+    )
+    EvidenceRecord.objects.bulk_create(
+        EvidenceRecord(attempt=attempt, **e) for e in data["evidence"]
+    )
     return attempt
 
 
@@ -224,8 +263,10 @@ def attempt_ingest(*, payload, actor):
     existing = Attempt.objects.filter(attempt_id=data["attempt_id"]).first()
     if existing is not None:
         if existing.payload_hash != payload_hash(payload):
-            refuse("attempt-id-reused",
-                   _("This attempt id was already recorded with different content."))
+            refuse(
+                "attempt-id-reused",
+                _("This attempt id was already recorded with different content."),
+            )
         return existing, False
     _check_costs(data)
     _check_outcome(data)

@@ -32,8 +32,12 @@ class System(models.Model):
     name = models.CharField(_("name"), max_length=120)
     operator = models.CharField(_("operator"), max_length=120)
     operator_account = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="systems", verbose_name=_("operator account"),
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="systems",
+        verbose_name=_("operator account"),
     )
 
     class Meta:
@@ -48,17 +52,22 @@ class System(models.Model):
 class SystemSnapshot(models.Model):
     """A system frozen at a version: any change is a new snapshot, never an edit."""
 
-    system = models.ForeignKey(System, on_delete=models.PROTECT, related_name="snapshots",
-                               verbose_name=_("system"))
+    system = models.ForeignKey(
+        System, on_delete=models.PROTECT, related_name="snapshots", verbose_name=_("system")
+    )
     version = models.CharField(_("version"), max_length=60)
     snapshot_date = models.DateField(_("snapshot date"))
     orchestrator = models.CharField(_("orchestrator"), max_length=200)
-    routable_models = models.JSONField(_("routable models"), default=list,
-                                       help_text=_("provider/model identifiers it may route to"))
+    routable_models = models.JSONField(
+        _("routable models"),
+        default=list,
+        help_text=_("provider/model identifiers it may route to"),
+    )
     tools = models.JSONField(_("tools and APIs"), default=list)
     memory = models.TextField(_("memory behaviour"))
-    market_capability = models.JSONField(_("declared market execution capability"),
-                                         default=dict, blank=True)
+    market_capability = models.JSONField(
+        _("declared market execution capability"), default=dict, blank=True
+    )
     track = models.CharField(_("track"), max_length=16, choices=Track.choices)
     data_status = models.CharField(_("data status"), max_length=10, choices=DataStatus.choices)
     created_at = models.DateTimeField(_("registered"), auto_now_add=True)
@@ -96,37 +105,55 @@ class Attempt(models.Model):
 
     attempt_id = models.CharField(_("attempt id"), max_length=64, unique=True)
     payload_hash = models.CharField(_("payload hash"), max_length=64, editable=False)
-    snapshot = models.ForeignKey(SystemSnapshot, on_delete=models.PROTECT,
-                                 related_name="attempts", verbose_name=_("snapshot"))
-    task_version = models.ForeignKey("catalogue.TaskVersion", on_delete=models.PROTECT,
-                                     related_name="+", verbose_name=_("task version"))
-    market = models.ForeignKey("markets.Market", on_delete=models.PROTECT, related_name="+",
-                               verbose_name=_("market"))
+    snapshot = models.ForeignKey(
+        SystemSnapshot,
+        on_delete=models.PROTECT,
+        related_name="attempts",
+        verbose_name=_("snapshot"),
+    )
+    task_version = models.ForeignKey(
+        "catalogue.TaskVersion",
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("task version"),
+    )
+    market = models.ForeignKey(
+        "markets.Market", on_delete=models.PROTECT, related_name="+", verbose_name=_("market")
+    )
     # Denormalized from the task version, so cells group in SQL without a join chain.
-    family = models.ForeignKey("catalogue.TaskFamily", on_delete=models.PROTECT,
-                               related_name="+", verbose_name=_("family"))
-    situations = models.ManyToManyField("markets.IntegrationSituation", blank=True,
-                                        related_name="attempts",
-                                        verbose_name=_("integration situations"))
-    attempt_class = models.CharField(_("attempt class"), max_length=24,
-                                     choices=AttemptClass.choices,
-                                     default=AttemptClass.SYNTHETIC_FIXTURE)
-    verification = models.CharField(_("verification"), max_length=20,
-                                    choices=Verification.choices)
+    family = models.ForeignKey(
+        "catalogue.TaskFamily", on_delete=models.PROTECT, related_name="+", verbose_name=_("family")
+    )
+    situations = models.ManyToManyField(
+        "markets.IntegrationSituation",
+        blank=True,
+        related_name="attempts",
+        verbose_name=_("integration situations"),
+    )
+    attempt_class = models.CharField(
+        _("attempt class"),
+        max_length=24,
+        choices=AttemptClass.choices,
+        default=AttemptClass.SYNTHETIC_FIXTURE,
+    )
+    verification = models.CharField(_("verification"), max_length=20, choices=Verification.choices)
     eligible = models.BooleanField(_("eligible"), default=True)
     ineligible_reason = models.CharField(_("why ineligible"), max_length=300, blank=True)
     invalid_reason = models.CharField(
-        _("why invalid"), max_length=300, blank=True,
+        _("why invalid"),
+        max_length=300,
+        blank=True,
         help_text=_("An undeclared capability or a duplicate created by a retry fails it."),
     )
     outcome = models.CharField(_("outcome"), max_length=28, choices=Outcome.choices)
     wall_clock_seconds = models.FloatField(_("wall-clock seconds"))
-    model_cost_usd = models.DecimalField(_("model cost (USD)"), max_digits=14,
-                                         decimal_places=9)
-    tool_cost_usd = models.DecimalField(_("tool and API cost (USD)"), max_digits=14,
-                                        decimal_places=9, default=0)
-    observed_cost_usd = models.DecimalField(_("observed cost (USD)"), max_digits=14,
-                                            decimal_places=9)
+    model_cost_usd = models.DecimalField(_("model cost (USD)"), max_digits=14, decimal_places=9)
+    tool_cost_usd = models.DecimalField(
+        _("tool and API cost (USD)"), max_digits=14, decimal_places=9, default=0
+    )
+    observed_cost_usd = models.DecimalField(
+        _("observed cost (USD)"), max_digits=14, decimal_places=9
+    )
     critical_safety_event = models.BooleanField(_("critical safety event"), default=False)
     safety_event_description = models.TextField(_("safety event"), blank=True)
     platform = models.CharField(_("platform used"), max_length=120, blank=True)
@@ -143,12 +170,17 @@ class Attempt(models.Model):
         verbose_name_plural = _("attempts")
         indexes = [models.Index(fields=["snapshot", "market", "family"], name="attempt_cell")]
         constraints = [
-            models.CheckConstraint(name="ineligible_needs_a_reason",
-                                   condition=Q(eligible=True) | ~Q(ineligible_reason="")),
-            models.CheckConstraint(name="attempt_costs_not_negative",
-                                   condition=Q(model_cost_usd__gte=0, tool_cost_usd__gte=0,
-                                               observed_cost_usd__gte=0)),
-            models.CheckConstraint(name="wall_clock_positive", condition=Q(wall_clock_seconds__gt=0)),
+            models.CheckConstraint(
+                name="ineligible_needs_a_reason",
+                condition=Q(eligible=True) | ~Q(ineligible_reason=""),
+            ),
+            models.CheckConstraint(
+                name="attempt_costs_not_negative",
+                condition=Q(model_cost_usd__gte=0, tool_cost_usd__gte=0, observed_cost_usd__gte=0),
+            ),
+            models.CheckConstraint(
+                name="wall_clock_positive", condition=Q(wall_clock_seconds__gt=0)
+            ),
         ]
 
     def __str__(self):
@@ -161,8 +193,9 @@ class Attempt(models.Model):
 
 
 class ModelInvocation(models.Model):
-    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="invocations",
-                                verbose_name=_("attempt"))
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, related_name="invocations", verbose_name=_("attempt")
+    )
     order = models.PositiveIntegerField(_("order"))
     provider = models.CharField(_("provider"), max_length=80)
     model = models.CharField(_("model"), max_length=120)
@@ -186,8 +219,9 @@ class ModelInvocation(models.Model):
 
 
 class EvidenceRecord(models.Model):
-    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="evidence",
-                                verbose_name=_("attempt"))
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, related_name="evidence", verbose_name=_("attempt")
+    )
     evidence_id = models.CharField(_("evidence id"), max_length=64)
     evidence_type = models.CharField(_("evidence type"), max_length=30)
     sha256 = models.CharField(_("SHA-256"), max_length=64)

@@ -17,16 +17,23 @@ class AttemptIngest(APIView):
     @extend_schema(
         summary="Record one attempt or a batch of attempts (token authentication)",
         request=AttemptSerializer(many=True),
-        responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT,
-                   400: OpenApiTypes.OBJECT},
+        responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def post(self, request):
         payloads = request.data if isinstance(request.data, list) else [request.data]
         results = attempts_ingest_batch(payloads=payloads, actor=request.user)
         created = sum(1 for _attempt, was_created in results if was_created)
-        body = {"recorded": created, "already_recorded": len(results) - created,
-                "attempts": [{"attempt_id": a.attempt_id, "created": c,
-                              "scored": a.scored_eligible,
-                              "invalid_reason": a.invalid_reason or None}
-                             for a, c in results]}
+        body = {
+            "recorded": created,
+            "already_recorded": len(results) - created,
+            "attempts": [
+                {
+                    "attempt_id": a.attempt_id,
+                    "created": c,
+                    "scored": a.scored_eligible,
+                    "invalid_reason": a.invalid_reason or None,
+                }
+                for a, c in results
+            ],
+        }
         return Response(body, status=201 if created else 200)

@@ -79,7 +79,8 @@ SEED_KO = Path(__file__).resolve().parents[1] / "fixtures/seeds/001_01e3a0fa6fa9
 
 
 def test_the_korean_page_carries_the_twenty_chapter_titles_of_the_korean_seed(
-        client, canonical_content):
+    client, canonical_content
+):
     titles = re.findall(r"^(\d{1,2}) (.+)$", SEED_KO.read_text(encoding="utf-8"), re.MULTILINE)
     chapters = [(int(n), t) for n, t in titles if 1 <= int(n) <= 20]
     assert [n for n, _t in chapters] == list(range(1, 21))

@@ -33,8 +33,11 @@ class Command(BaseCommand):
         except DomainError as refused:
             raise CommandError(f"{refused.message} {refused.field_errors}") from refused
         created = sum(1 for _attempt, was_created in results if was_created)
-        self.stdout.write(self.style.SUCCESS(
-            f"{created} attempts recorded, {len(results) - created} already recorded."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{created} attempts recorded, {len(results) - created} already recorded."
+            )
+        )
 
 
 def _refuse_constant(name):

@@ -9,8 +9,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         actor, _ = get_user_model().objects.get_or_create(
-            username="mica-demo-loader", defaults={"is_staff": True, "is_active": False})
+            username="mica-demo-loader", defaults={"is_staff": True, "is_active": False}
+        )
         results = load_demo_runs(actor=actor)
         created = sum(1 for _attempt, was_created in results if was_created)
-        self.stdout.write(self.style.SUCCESS(
-            f"{created} demo attempts recorded ({len(results) - created} already present)."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{created} demo attempts recorded ({len(results) - created} already present)."
+            )
+        )

@@ -1,0 +1,77 @@
+"""Family and market figures above the cells: withheld, with the reason, unless earned.
+
+A mean needs the pre-registered canonical task set complete; a cross-market
+figure is a country macro-average that needs every market; and a critical
+safety event in any cell below withholds every figure above it.
+"""
+
+from django.utils.translation import gettext_lazy as _
+
+from catalogue.models import Applicability
+from catalogue.selectors import task_public_list
+from markets.selectors import market_list
+from mica import scoring
+
+SAFETY_WITHHELD = "critical-safety-event-below"
+WITHHELD_SENTENCES = {
+    scoring.WITHHELD_CANONICAL_SET_INCOMPLETE: _(
+        "Withheld: the canonical task set is not complete."
+    ),
+    scoring.WITHHELD_MARKET_MISSING: _("Withheld: a market is missing."),
+    scoring.WITHHELD_NOTHING_SCORED: _("Withheld: no task could be scored."),
+    SAFETY_WITHHELD: _("Withheld: a cell below carries a critical safety event."),
+}
+
+
+def canonical_tasks():
+    """(market code, family slug) -> the public task ids that apply there."""
+    index = {}
+    for task in task_public_list():
+        for entry in task.current_version.applicability.all():
+            if entry.status != Applicability.NOT_APPLICABLE:
+                index.setdefault((entry.market.code, task.family.slug), set()).add(task.slug)
+    return index
+
+
+def _scores(cells):
+    return {slug: entry["value"] for cell in cells for slug, entry in cell.task_scores.items()}
+
+
+def _withheld(aggregate, cells):
+    if any(cell.critical_safety_events for cell in cells):
+        return scoring.Aggregate(None, aggregate.included, aggregate.exclusions, SAFETY_WITHHELD)
+    return aggregate
+
+
+def snapshot_aggregates(cells, canonical=None):
+    """Market means and cross-market family macro-averages for one snapshot's cells."""
+    canonical = canonical if canonical is not None else canonical_tasks()
+    codes = [market.code for market in market_list()]
+    families = sorted({cell.family.slug for cell in cells})
+    markets = {}
+    for code in codes:
+        in_market = [c for c in cells if c.market.code == code]
+        keys = set().union(*[v for (m, _f), v in canonical.items() if m == code])
+        markets[code] = _withheld(scoring.complete_set_mean(_scores(in_market), keys), in_market)
+    family_figures = {}
+    for family in families:
+        in_family = [c for c in cells if c.family.slug == family]
+        per_market = {}
+        for code in codes:
+            cell_list = [c for c in in_family if c.market.code == code]
+            mean = scoring.complete_set_mean(
+                _scores(cell_list), canonical.get((code, family), set())
+            )
+            per_market[code] = mean.value
+        family_figures[family] = _withheld(scoring.macro_average(per_market, codes), in_family)
+    return {"markets": markets, "families": family_figures}
+
+
+def aggregate_view(label, aggregate):
+    return {
+        "label": label,
+        "value": aggregate.value,
+        "reason": WITHHELD_SENTENCES.get(aggregate.withheld_reason, aggregate.withheld_reason),
+        "reason_code": aggregate.withheld_reason,
+        "exclusions": aggregate.exclusions,
+    }

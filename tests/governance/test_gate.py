@@ -1,0 +1,132 @@
+"""The gate on real records: blockers in order, fail closed, withheld aggregates."""
+
+import copy
+import json
+
+import pytest
+
+from governance.aggregates import snapshot_aggregates
+from governance.gate import cell_recompute, gate_recompute_all
+from governance.models import GateCell
+from mica.methodology.models import Edition
+from submissions.models import Attempt, SystemSnapshot
+from tests.submissions.conftest import BASE, auth
+
+pytestmark = pytest.mark.django_db
+
+
+def record(client, user, **changes):
+    payload = copy.deepcopy(BASE)
+    payload.update(changes)
+    response = client.post(
+        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **auth(user)
+    )
+    assert response.status_code == 201, response.json()
+
+
+def cell():
+    attempt = Attempt.objects.first()
+    return cell_recompute(attempt.snapshot_id, attempt.market_id, attempt.family_id)
+
+
+def set_thresholds(runs, coverage):
+    Edition.objects.update(min_eligible_runs=runs, min_coverage=coverage)
+
+
+def test_thresholds_unset_refuse_everything(client, staff):
+    record(client, staff, verification="independent-rerun")
+    assert cell().blockers == ["thresholds-not-set"]
+    assert not cell().publication_eligible
+
+
+def test_an_official_independent_cell_passes_once_thresholds_are_met(client, staff):
+    record(client, staff, verification="independent-rerun")
+    set_thresholds(2, 5)
+    assert cell().blockers == ["below-minimum-eligible-runs"]
+    record(client, staff, verification="independent-rerun", attempt_id="acme-kr-002")
+    passed = cell()
+    assert passed.blockers == [] and passed.publication_eligible
+    set_thresholds(2, 50)
+    assert cell().blockers == ["below-minimum-coverage"]
+
+
+def test_every_blocker_in_order(client, staff):
+    SystemSnapshot.objects.update(data_status="demo")
+    record(
+        client,
+        staff,
+        verification="provisional",
+        critical_safety_event=True,
+        safety_event_description="Paid without approval.",
+        outcome="boundary-violation",
+        accuracy=0,
+    )
+    assert cell().blockers == [
+        "critical-safety-event",
+        "demo-or-preview-data",
+        "not-independent-rerun",
+        "thresholds-not-set",
+    ]
+    set_thresholds(5, 90)
+    assert cell().blockers == [
+        "critical-safety-event",
+        "demo-or-preview-data",
+        "not-independent-rerun",
+        "below-minimum-eligible-runs",
+        "below-minimum-coverage",
+    ]
+
+
+@pytest.mark.parametrize("runs, coverage", [(1, 1), (1, 0), (0, 0)])
+def test_self_reported_and_demo_cells_never_become_eligible(
+    client, operator, staff, runs, coverage
+):
+    record(client, operator)
+    set_thresholds(runs, coverage)
+    assert "not-independent-rerun" in cell().blockers and not cell().publication_eligible
+    Attempt.objects.all().delete()
+    SystemSnapshot.objects.update(data_status="demo")
+    record(client, staff, verification="independent-rerun", attempt_id="acme-kr-009")
+    assert "demo-or-preview-data" in cell().blockers and not cell().publication_eligible
+
+
+def test_aggregates_are_withheld_with_their_reasons(client, staff):
+    record(client, staff, verification="independent-rerun")
+    cells = list(GateCell.objects.select_related("market", "family"))
+    if not cells:
+        cells = [cell()]
+    result = snapshot_aggregates(cells)
+    assert result["markets"]["KR"].withheld_reason == "canonical-set-incomplete"
+    assert result["markets"]["JP"].withheld_reason == "canonical-set-incomplete"
+    assert result["families"]["email-calendar"].withheld_reason == "market-missing"
+    record(
+        client,
+        staff,
+        verification="independent-rerun",
+        attempt_id="acme-kr-077",
+        critical_safety_event=True,
+        safety_event_description="x",
+        outcome="aborted",
+        accuracy=0,
+    )
+    result = snapshot_aggregates([cell()])
+    assert result["markets"]["KR"].withheld_reason == "critical-safety-event-below"
+
+
+def test_a_full_recompute_reports_progress(client, staff):
+    record(client, staff, verification="independent-rerun")
+    seen = []
+    assert gate_recompute_all(progress=lambda percent, message: seen.append(percent)) == 1
+    assert seen[-1] == 100 and GateCell.objects.count() == 1
+
+
+def test_the_database_refuses_an_eligible_demo_cell(client, staff):
+    from django.db import IntegrityError
+
+    record(client, staff, verification="independent-rerun")
+    GateCell.objects.all().delete()
+    target = cell()
+    with pytest.raises(IntegrityError):
+        GateCell.objects.filter(pk=target.pk).update(
+            data_status="demo", blockers=[], publication_eligible=True
+        )

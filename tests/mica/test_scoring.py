@@ -1,0 +1,694 @@
+"""The scoring library against known values, hand examples and properties.
+
+No database: every function under test is pure. Reference values are either
+published (Newcombe 1998; the exact-quantile Wilson values), numpy "linear"
+percentiles computed by hand, or closed forms stated next to the case.
+"""
+
+import ast
+import dataclasses
+import math
+import sys
+from pathlib import Path
+from statistics import NormalDist
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mica import scoring
+from mica.scoring import (
+    ALTERNATIVE_AGGREGATIONS,
+    PERCENTILE_METHOD,
+    Z_95,
+    Aggregate,
+    AuditScore,
+    Blocker,
+    accuracy,
+    audit_score,
+    complete_set_mean,
+    cost_component,
+    cost_per_success,
+    gate_blockers,
+    intervals_overlap,
+    macro_average,
+    mean_with_exclusions,
+    percentile,
+    rank_shifts,
+    sensitivity,
+    separable_ranks,
+    speed_component,
+    wilson_interval,
+)
+
+# No example database on disk (other work shares the tree); no deadline on a loaded machine.
+PROPERTY = settings(database=None, deadline=None, max_examples=200)
+
+MARKETS = ["KR", "JP", "SG", "TW", "AE", "TH"]
+
+
+# --- Wilson interval -------------------------------------------------------
+
+
+def test_method_z_is_stated_value():
+    assert Z_95 == 1.96
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        (0, 10, 0.0, 0.2775328),
+        (10, 10, 0.7224672, 1.0),
+        (5, 10, 0.2365931, 0.7634069),
+        (1, 1, 0.2065493, 1.0),
+        (10, 20, 0.2992980, 0.7007020),
+    ],
+)
+def test_wilson_matches_published_values_at_exact_quantile(successes, n, low, high):
+    # Published tables use the exact 97.5% quantile 1.959964; passing it
+    # checks the formula itself to 1e-6.
+    z = NormalDist().inv_cdf(0.975)
+    got = wilson_interval(successes, n, z)
+    assert got == pytest.approx((low, high), abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        # Closed forms at z = 1.96: 0/n -> high = z²/(n + z²); n/n -> low = n/(n + z²).
+        (0, 10, 0.0, 3.8416 / 13.8416),
+        (10, 10, 10 / 13.8416, 1.0),
+        (1, 1, 1 / 4.8416, 1.0),
+        (5, 10, 0.2365896, 0.7634104),
+        # The earlier site's pinned case, 10/20 -> 0.2993-0.7007.
+        (10, 20, 0.2992949, 0.7007051),
+    ],
+)
+def test_wilson_at_method_z(successes, n, low, high):
+    assert wilson_interval(successes, n) == pytest.approx((low, high), abs=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        # Newcombe (1998), Stat Med 17:857, Table I, method 3 (Wilson score), 4 dp.
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_matches_newcombe_table(successes, n, low, high):
+    assert wilson_interval(successes, n) == pytest.approx((low, high), abs=5e-5)
+
+
+def test_wilson_edges_are_exact():
+    for n in range(1, 300):
+        assert wilson_interval(0, n)[0] == 0.0
+        assert wilson_interval(n, n)[1] == 1.0
+
+
+def test_wilson_is_none_without_runs():
+    assert wilson_interval(0, 0) is None
+
+
+@pytest.mark.parametrize(("successes", "n"), [(-1, 5), (6, 5), (0, -1), (1, 0)])
+def test_wilson_rejects_impossible_counts(successes, n):
+    with pytest.raises(ValueError):
+        wilson_interval(successes, n)
+
+
+@pytest.mark.parametrize("z", [0.0, -1.96, math.nan, math.inf])
+def test_wilson_rejects_bad_z(z):
+    with pytest.raises(ValueError):
+        wilson_interval(1, 2, z)
+
+
+@st.composite
+def counts(draw, max_n=5_000):
+    n = draw(st.integers(min_value=1, max_value=max_n))
+    return draw(st.integers(min_value=0, max_value=n)), n
+
+
+@PROPERTY
+@given(counts())
+def test_wilson_bounds_contain_the_observed_rate(sn):
+    successes, n = sn
+    low, high = wilson_interval(successes, n)
+    assert 0.0 <= low <= successes / n <= high <= 1.0
+
+
+@PROPERTY
+@given(counts())
+def test_wilson_narrows_as_n_grows_at_fixed_rate(sn):
+    successes, n = sn
+    low, high = wilson_interval(successes, n)
+    low2, high2 = wilson_interval(2 * successes, 2 * n)
+    assert high2 - low2 < high - low
+
+
+@PROPERTY
+@given(counts().filter(lambda sn: 0 < sn[0] < sn[1]))
+def test_wilson_bounds_solve_the_score_equation(sn):
+    # Wilson's bounds are the p with (p_hat - p)² = z² p (1 - p) / n.
+    successes, n = sn
+    p_hat = successes / n
+    for bound in wilson_interval(successes, n):
+        lhs = (p_hat - bound) ** 2
+        rhs = Z_95**2 * bound * (1 - bound) / n
+        assert lhs == pytest.approx(rhs, rel=1e-6, abs=1e-15)
+
+
+# --- Percentile ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "p", "expected"),
+    [
+        ([1, 2, 3, 4], 0.5, 2.5),
+        ([1, 2, 3, 4], 0.95, 3.85),  # h = 3 × 0.95 = 2.85 -> 3 + 0.85 × (4 - 3)
+        ([10, 20, 30, 40, 50], 0.95, 48.0),  # h = 3.8 -> 40 + 0.8 × 10
+        ([15, 20, 35, 40, 50], 0.4, 29.0),  # h = 1.6 -> 20 + 0.6 × 15
+        ([4, 1, 3, 2], 0.25, 1.75),  # unsorted: h = 0.75 over [1, 2, 3, 4]
+        ([4, 1, 3, 2], 0.0, 1.0),
+        ([4, 1, 3, 2], 1.0, 4.0),
+        ([7.5], 0.0, 7.5),
+        ([7.5], 0.95, 7.5),
+        ([7.5], 1.0, 7.5),
+    ],
+)
+def test_percentile_r7_values(values, p, expected):
+    assert percentile(values, p) == pytest.approx(expected, abs=1e-12)
+
+
+def test_percentile_of_nothing_is_none():
+    assert percentile([], 0.5) is None
+
+
+def test_percentile_does_not_reorder_its_input():
+    values = [3.0, 1.0, 2.0]
+    percentile(values, 0.5)
+    assert values == [3.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("p", [-0.01, 1.01, math.nan])
+def test_percentile_rejects_p_outside_unit_interval(p):
+    with pytest.raises(ValueError):
+        percentile([1.0, 2.0], p)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_percentile_rejects_non_finite_values(bad):
+    with pytest.raises(ValueError):
+        percentile([1.0, bad], 0.5)
+
+
+def test_percentile_method_is_named():
+    assert PERCENTILE_METHOD.startswith("R-7")
+    assert "linear interpolation" in PERCENTILE_METHOD
+
+
+latencies = st.lists(
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=40
+)
+fractions = st.floats(min_value=0.0, max_value=1.0)
+
+
+@PROPERTY
+@given(latencies, fractions, fractions)
+def test_percentile_is_monotone_in_p_and_within_range(values, p1, p2):
+    p1, p2 = sorted((p1, p2))
+    q1, q2 = percentile(values, p1), percentile(values, p2)
+    assert min(values) <= q1 <= q2 <= max(values)
+
+
+@PROPERTY
+@given(latencies, fractions)
+def test_percentile_ignores_input_order(values, p):
+    assert percentile(values, p) == percentile(list(reversed(values)), p)
+
+
+# --- Accuracy and cost per success ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("successes", "runs", "expected"), [(3, 4, 0.75), (0, 5, 0.0), (5, 5, 1.0), (0, 0, None)]
+)
+def test_accuracy(successes, runs, expected):
+    assert accuracy(successes, runs) == expected
+
+
+@pytest.mark.parametrize(("successes", "runs"), [(-1, 4), (5, 4)])
+def test_accuracy_rejects_impossible_counts(successes, runs):
+    with pytest.raises(ValueError):
+        accuracy(successes, runs)
+
+
+def test_cost_per_success_divides_total_by_successes():
+    assert cost_per_success(1.2, 4) == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize("total", [1.2, 0.0])
+def test_cost_per_success_undefined_at_zero_successes(total):
+    # Never 0 and never infinity, even when the total cost is itself 0.
+    assert cost_per_success(total, 0) is None
+
+
+def test_cost_per_success_unmetered_total_is_not_measured():
+    assert cost_per_success(0.0, 3) is None
+
+
+@pytest.mark.parametrize(("total", "successes"), [(-0.01, 3), (1.0, -1), (math.nan, 2)])
+def test_cost_per_success_rejects_invalid_inputs(total, successes):
+    with pytest.raises(ValueError):
+        cost_per_success(total, successes)
+
+
+# --- Components and the audit value ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "reference", "expected"),
+    [
+        (120.0, 60.0, 0.5),
+        (60.0, 60.0, 1.0),
+        (30.0, 60.0, 1.0),  # faster than the reference is capped at 1
+        (None, 60.0, None),
+        (0.0, 60.0, None),
+        (-5.0, 60.0, None),
+        (math.inf, 60.0, None),
+        (60.0, None, None),
+        (60.0, 0.0, None),
+    ],
+)
+def test_speed_component(seconds, reference, expected):
+    assert speed_component(seconds, reference) == expected
+
+
+@pytest.mark.parametrize(
+    ("cost", "reference", "expected"),
+    [
+        (0.06, 0.03, 0.5),
+        (0.01, 0.03, 1.0),  # cheaper than the reference is capped at 1
+        (0.0, 0.03, None),  # zero cost is not measured, never a perfect component
+        (None, 0.03, None),
+        (-0.01, 0.03, None),
+        (0.03, None, None),
+        (0.03, 0.0, None),
+    ],
+)
+def test_cost_component(cost, reference, expected):
+    assert cost_component(cost, reference) == expected
+
+
+def test_audit_score_worked_example():
+    # Success at 120 s against 60 s and 0.06 against 0.03 USD: 100 × 1 × 0.5 × 0.5.
+    assert audit_score(True, 120.0, 0.06, 60.0, 0.03) == AuditScore(25.0, None)
+
+
+def test_audit_score_maximum_only_for_fast_metered_success():
+    assert audit_score(True, 10.0, 0.01, 60.0, 0.03) == AuditScore(100.0, None)
+
+
+def test_audit_score_fast_cheap_failure_is_a_measured_zero():
+    result = audit_score(False, 10.0, 0.01, 60.0, 0.03)
+    assert result.value == 0.0
+    assert result.reason is None
+
+
+@pytest.mark.parametrize("success", [True, False])
+@pytest.mark.parametrize("cost", [0.0, None])
+def test_audit_score_unmetered_cost_has_no_value(success, cost):
+    assert audit_score(success, 10.0, cost, 60.0, 0.03) == AuditScore(None, "cost-not-measured")
+
+
+@pytest.mark.parametrize("seconds", [None, 0.0])
+def test_audit_score_unmeasured_speed_has_no_value(seconds):
+    assert audit_score(True, seconds, 0.01, 60.0, 0.03) == AuditScore(None, "speed-not-measured")
+
+
+@pytest.mark.parametrize(("speed_ref", "cost_ref"), [(None, 0.03), (60.0, None), (60.0, 0.0)])
+def test_audit_score_without_reference_has_no_value(speed_ref, cost_ref):
+    result = audit_score(True, 10.0, 0.01, speed_ref, cost_ref)
+    assert result == AuditScore(None, "reference-missing")
+
+
+def test_audit_score_is_immutable():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        audit_score(True, 10.0, 0.01, 60.0, 0.03).value = 0.0
+
+
+positive = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+@PROPERTY
+@given(st.booleans(), positive, positive, positive, positive)
+def test_audit_score_is_bounded(success, seconds, cost, speed_ref, cost_ref):
+    value = audit_score(success, seconds, cost, speed_ref, cost_ref).value
+    assert 0.0 <= value <= 100.0
+    if not success:
+        assert value == 0.0
+
+
+@PROPERTY
+@given(st.booleans(), positive, positive, positive, positive, positive)
+def test_audit_score_never_rewards_slower(success, t1, t2, cost, speed_ref, cost_ref):
+    faster, slower = sorted((t1, t2))
+    fast = audit_score(success, faster, cost, speed_ref, cost_ref).value
+    slow = audit_score(success, slower, cost, speed_ref, cost_ref).value
+    assert fast >= slow
+
+
+@PROPERTY
+@given(st.booleans(), positive, positive, positive, positive, positive)
+def test_audit_score_never_rewards_dearer(success, c1, c2, seconds, speed_ref, cost_ref):
+    cheaper, dearer = sorted((c1, c2))
+    cheap = audit_score(success, seconds, cheaper, speed_ref, cost_ref).value
+    dear = audit_score(success, seconds, dearer, speed_ref, cost_ref).value
+    assert cheap >= dear
+
+
+# --- Aggregation -----------------------------------------------------------
+
+
+def test_mean_lists_every_exclusion_with_its_reason():
+    result = mean_with_exclusions(
+        {"t1": 50.0, "t2": None, "t3": 100.0, "t4": None}, {"t2": "ineligible"}
+    )
+    assert result == Aggregate(75.0, ("t1", "t3"), (("t2", "ineligible"), ("t4", "not-scored")))
+
+
+def test_mean_is_arithmetic_not_geometric():
+    # A geometric mean would be 0; the method's family mean is arithmetic.
+    assert mean_with_exclusions({"a": 0.0, "b": 100.0}).value == 50.0
+
+
+def test_mean_of_equal_values_is_that_value():
+    # fsum(0.1 × 3) / 3 rounds to 0.10000000000000002; a mean never leaves its inputs.
+    assert mean_with_exclusions({"a": 0.1, "b": 0.1, "c": 0.1}).value == 0.1
+
+
+def test_unscored_is_excluded_not_counted_as_zero():
+    assert mean_with_exclusions({"a": 80.0, "b": None}).value == 80.0
+
+
+@pytest.mark.parametrize("scores", [{}, {"a": None, "b": None}])
+def test_mean_withheld_when_nothing_scored(scores):
+    result = mean_with_exclusions(scores)
+    assert result.value is None
+    assert result.withheld_reason == "nothing-scored"
+    assert result.included == ()
+    assert [key for key, _ in result.exclusions] == list(scores)
+
+
+def test_mean_rejects_non_finite_scores():
+    with pytest.raises(ValueError):
+        mean_with_exclusions({"a": math.nan})
+
+
+scored_maps = st.dictionaries(
+    st.text(alphabet="abcdefgh", min_size=1, max_size=4),
+    st.none() | st.floats(min_value=0.0, max_value=100.0),
+    max_size=12,
+)
+
+
+@PROPERTY
+@given(scored_maps)
+def test_mean_stays_within_its_included_values(scores):
+    result = mean_with_exclusions(scores)
+    values = [v for v in scores.values() if v is not None]
+    assert set(result.included) | {k for k, _ in result.exclusions} == set(scores)
+    if values:
+        assert min(values) <= result.value <= max(values)
+        assert result.withheld_reason is None
+    else:
+        assert result.value is None
+
+
+def test_complete_set_mean_over_canonical_tasks_only():
+    scores = {"t1": 10.0, "t2": None, "t3": 30.0, "extra": 99.0}
+    result = complete_set_mean(scores, ["t1", "t2", "t3"], {"t2": "ineligible"})
+    assert result == Aggregate(
+        20.0, ("t1", "t3"), (("t2", "ineligible"), ("extra", "not-in-canonical-set"))
+    )
+
+
+def test_complete_set_mean_withheld_when_a_canonical_task_is_missing():
+    result = complete_set_mean({"t1": 10.0, "t3": 30.0}, ["t1", "t2", "t3"])
+    assert result.value is None
+    assert result.withheld_reason == "canonical-set-incomplete"
+    assert result.included == ()
+    assert result.exclusions == (("t2", "canonical-task-missing"),)
+
+
+def test_macro_average_weighs_each_market_the_same():
+    by_market = dict(zip(MARKETS, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], strict=True))
+    result = macro_average(by_market, MARKETS)
+    assert result.value == pytest.approx(0.35)
+    assert result.included == tuple(MARKETS)
+    assert result.withheld_reason is None
+
+
+def test_macro_average_withheld_when_a_market_is_missing():
+    by_market = {"KR": 0.9, "JP": 0.8, "SG": 0.7, "TW": 0.6, "TH": None}
+    result = macro_average(by_market, MARKETS)
+    assert result.value is None
+    assert result.withheld_reason == "market-missing"
+    assert result.exclusions == (("AE", "no-coverage"), ("TH", "no-coverage"))
+
+
+def test_macro_average_ignores_markets_outside_scope():
+    result = macro_average({"KR": 0.2, "JP": 0.4, "US": 1.0}, ["KR", "JP"])
+    assert result.value == pytest.approx(0.3)
+    assert result.exclusions == (("US", "not-in-market-scope"),)
+
+
+# --- Sensitivity -----------------------------------------------------------
+
+# x: perfect accuracy, slow and dear; y: half accuracy, fast and cheap; z: between.
+CELLS = {"x": (1.0, 0.2, 0.2), "y": (0.5, 1.0, 1.0), "z": (0.8, 0.5, 1.0)}
+
+
+def test_alternative_aggregations_in_declared_order():
+    assert list(ALTERNATIVE_AGGREGATIONS) == [
+        "product",
+        "geometric-mean",
+        "accuracy-only",
+        "without-accuracy",
+        "without-speed",
+        "without-cost",
+    ]
+
+
+def test_sensitivity_orderings_on_hand_example():
+    # product: y .5, z .4, x .04; accuracy-only: x 1, z .8, y .5; without-speed: z .8, y .5, x .2
+    assert sensitivity(CELLS) == {
+        "product": ["y", "z", "x"],
+        "geometric-mean": ["y", "z", "x"],
+        "accuracy-only": ["x", "z", "y"],
+        "without-accuracy": ["y", "z", "x"],
+        "without-speed": ["z", "y", "x"],
+        "without-cost": ["y", "z", "x"],
+    }
+
+
+def test_sensitivity_breaks_ties_by_cell_id():
+    orderings = sensitivity({"kr-b": (0.5, 1.0, 1.0), "jp-c": (0.5, 1.0, 1.0)})
+    assert all(ordering == ["jp-c", "kr-b"] for ordering in orderings.values())
+
+
+@pytest.mark.parametrize("components", [(1.2, 0.5, 0.5), (0.5, -0.1, 0.5), (0.5, 0.5, math.nan)])
+def test_sensitivity_rejects_components_outside_unit_interval(components):
+    with pytest.raises(ValueError):
+        sensitivity({"c": components})
+
+
+def test_rank_shifts_relative_to_product():
+    shifts = rank_shifts(sensitivity(CELLS))
+    assert "product" not in shifts
+    assert shifts["accuracy-only"] == {"x": 2, "z": 0, "y": -2}
+    assert shifts["without-speed"] == {"z": 1, "y": -1, "x": 0}
+    assert shifts["geometric-mean"] == {"y": 0, "z": 0, "x": 0}
+
+
+def test_rank_shifts_needs_the_product_and_the_same_cells():
+    with pytest.raises(ValueError):
+        rank_shifts({"accuracy-only": ["a", "b"]})
+    with pytest.raises(ValueError):
+        rank_shifts({"product": ["a", "b"], "accuracy-only": ["a", "c"]})
+
+
+# --- Intervals and ranks ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ((0.1, 0.3), (0.4, 0.6), False),
+        ((0.4, 0.6), (0.1, 0.3), False),
+        ((0.1, 0.5), (0.4, 0.6), True),
+        ((0.1, 0.4), (0.4, 0.6), True),  # touching endpoints do not separate
+        ((0.1, 0.9), (0.4, 0.6), True),  # nested
+    ],
+)
+def test_intervals_overlap(a, b, expected):
+    assert intervals_overlap(a, b) is expected
+
+
+def test_intervals_overlap_rejects_inverted_interval():
+    with pytest.raises(ValueError):
+        intervals_overlap((0.6, 0.4), (0.1, 0.2))
+
+
+def test_separable_ranks_only_where_intervals_separate():
+    entries = [
+        ("a", (0.80, 0.95)),
+        ("b", (0.60, 0.70)),
+        ("c", (0.40, 0.65)),
+        ("d", (0.10, 0.30)),
+    ]
+    assert separable_ranks(entries) == {"a": 1, "b": None, "c": None, "d": 4}
+
+
+def test_separable_ranks_single_entry_is_first():
+    assert separable_ranks([("only", (0.2, 0.4))]) == {"only": 1}
+
+
+def test_separable_ranks_touching_intervals_are_not_separated():
+    assert separable_ranks([("a", (0.5, 0.7)), ("b", (0.3, 0.5))]) == {"a": None, "b": None}
+
+
+def test_separable_ranks_checks_beyond_the_neighbours():
+    # c clears its neighbour b but sits inside a's wide interval two places up.
+    entries = [("a", (0.30, 0.95)), ("b", (0.70, 0.75)), ("c", (0.50, 0.60))]
+    assert separable_ranks(entries) == {"a": None, "b": None, "c": None}
+
+
+def test_separable_ranks_rejects_duplicate_ids():
+    with pytest.raises(ValueError):
+        separable_ranks([("a", (0.1, 0.2)), ("a", (0.5, 0.6))])
+
+
+# --- Publication gate ------------------------------------------------------
+
+PUBLISHABLE = dict(
+    critical_safety_events=0,
+    data_status="official",
+    verification="independent-rerun",
+    min_eligible_runs=30,
+    min_coverage=80.0,
+    eligible_runs=30,
+    coverage=0.8,
+)
+
+
+def test_blockers_declared_in_gate_order():
+    assert [b.value for b in Blocker] == [
+        "critical-safety-event",
+        "demo-or-preview-data",
+        "not-independent-rerun",
+        "thresholds-not-set",
+        "below-minimum-eligible-runs",
+        "below-minimum-coverage",
+    ]
+    assert Blocker.CRITICAL_SAFETY == "critical-safety-event"
+
+
+def test_gate_passes_a_cell_meeting_every_threshold_exactly():
+    assert gate_blockers(**PUBLISHABLE) == []
+
+
+@pytest.mark.parametrize(
+    ("override", "blocker"),
+    [
+        ({"critical_safety_events": 1}, Blocker.CRITICAL_SAFETY),
+        ({"data_status": "demo"}, Blocker.DEMO_OR_PREVIEW),
+        ({"data_status": "preview"}, Blocker.DEMO_OR_PREVIEW),
+        ({"verification": "provisional"}, Blocker.NOT_INDEPENDENT),
+        ({"verification": "self-reported"}, Blocker.NOT_INDEPENDENT),
+        ({"min_eligible_runs": None}, Blocker.THRESHOLDS_UNSET),
+        ({"min_coverage": None}, Blocker.THRESHOLDS_UNSET),
+        ({"eligible_runs": 29}, Blocker.BELOW_MIN_RUNS),
+        ({"coverage": 0.79}, Blocker.BELOW_MIN_COVERAGE),
+        ({"coverage": None}, Blocker.BELOW_MIN_COVERAGE),
+    ],
+)
+def test_each_blocker_alone(override, blocker):
+    assert gate_blockers(**{**PUBLISHABLE, **override}) == [blocker]
+
+
+def test_all_blockers_in_order():
+    result = gate_blockers(
+        critical_safety_events=2,
+        data_status="demo",
+        verification="self-reported",
+        min_eligible_runs=30,
+        min_coverage=80.0,
+        eligible_runs=1,
+        coverage=0.1,
+    )
+    assert result == [
+        Blocker.CRITICAL_SAFETY,
+        Blocker.DEMO_OR_PREVIEW,
+        Blocker.NOT_INDEPENDENT,
+        Blocker.BELOW_MIN_RUNS,
+        Blocker.BELOW_MIN_COVERAGE,
+    ]
+
+
+def test_unset_thresholds_refuse_without_evaluating_the_comparisons():
+    result = gate_blockers(
+        critical_safety_events=1,
+        data_status="preview",
+        verification="provisional",
+        min_eligible_runs=None,
+        min_coverage=None,
+        eligible_runs=0,
+        coverage=None,
+    )
+    assert result == [
+        Blocker.CRITICAL_SAFETY,
+        Blocker.DEMO_OR_PREVIEW,
+        Blocker.NOT_INDEPENDENT,
+        Blocker.THRESHOLDS_UNSET,
+    ]
+
+
+def test_coverage_fraction_meets_a_percentage_threshold_exactly():
+    # 29 of 100 tasks against a 29% minimum: 0.29 × 100 rounds to 28.999...96.
+    assert gate_blockers(**{**PUBLISHABLE, "min_coverage": 29.0, "coverage": 29 / 100}) == []
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        {"coverage": 85.0},  # a percentage passed where a fraction belongs
+        {"min_coverage": 150.0},
+        {"critical_safety_events": -1},
+        {"data_status": "draft"},
+    ],
+)
+def test_gate_rejects_malformed_inputs(override):
+    with pytest.raises(ValueError):
+        gate_blockers(**{**PUBLISHABLE, **override})
+
+
+def test_gate_arguments_are_keyword_only():
+    with pytest.raises(TypeError):
+        gate_blockers(0, "official", "independent-rerun", 30, 80.0, 30, 0.8)
+
+
+# --- Module boundary -------------------------------------------------------
+
+
+def test_scoring_imports_only_the_standard_library():
+    tree = ast.parse(Path(scoring.__file__).read_text(encoding="utf-8"))
+    imported = {
+        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported <= set(sys.stdlib_module_names)
+    assert "django" not in imported
