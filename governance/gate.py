@@ -128,7 +128,8 @@ def _figures(attempts, market_id, family_id):
         ),
         "tasks_attempted": counts["tasks_attempted"],
         "tasks_defined": defined,
-        "coverage": counts["tasks_attempted"] / defined if defined else None,
+        # Holdout tasks are run but not counted in "defined"; coverage never exceeds 1.
+        "coverage": min(1.0, counts["tasks_attempted"] / defined) if defined else None,
         "critical_safety_events": counts["safety"],
         "task_scores": _task_scores(rows),
     }

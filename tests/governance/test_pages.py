@@ -1,0 +1,86 @@
+"""Results, systems and evidence pages: reasons instead of numbers, in both languages."""
+
+import pytest
+from django.core.management import call_command
+
+from governance.models import GateCell
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo_runs(canonical_content):
+    call_command("load_demo_runs", stdout=open("/dev/null", "w"))
+    call_command("load_demo_runs", stdout=open("/dev/null", "w"))  # idempotent
+
+
+def test_pages_without_any_run(client, canonical_content):
+    for path in ["/results/", "/ko/results/", "/systems/", "/ko/systems/", "/evidence/",
+                 "/ko/evidence/"]:
+        response = client.get(path)
+        assert response.status_code == 200, path
+    assert "Nothing is eligible for publication." in client.get("/results/").text
+    assert "No system has been registered." in client.get("/systems/").text
+
+
+def test_demo_runs_are_labelled_and_never_eligible(client, demo_runs):
+    assert GateCell.objects.count() == 36
+    assert not GateCell.objects.filter(publication_eligible=True).exists()
+    assert all("demo-or-preview-data" in c.blockers for c in GateCell.objects.all())
+    results = client.get("/results/").text
+    assert "Preview data." in results and "<table" not in results
+    assert "demo-or-preview-data" in results
+    korean = client.get("/ko/results/").text
+    assert "미리보기 데이터" in korean or "프리뷰 데이터" in korean
+
+
+def test_demo_runs_never_count_as_registered_systems_or_cells(client, demo_runs):
+    facts = client.get("/api/v1/facts/").json()["facts"]["en"]
+    assert facts["registered_system_count"] == "0" and facts["run_cell_count"] == "0"
+
+
+def test_evidence_page_walks_the_lineage(client, demo_runs):
+    cell = GateCell.objects.select_related("snapshot__system", "market", "family").first()
+    page = client.get(f"/evidence/{cell.cell_id}/").text
+    assert "Figure" in page and "Basis" in page
+    assert "Lineage" in page and cell.snapshot.system.name in page
+    korean = client.get(f"/ko/evidence/{cell.cell_id}/")
+    assert korean.status_code == 200
+
+
+def test_missing_values_use_the_exact_phrases(client, demo_runs):
+    failing = GateCell.objects.filter(successes=0).select_related(
+        "snapshot__system", "market", "family").first()
+    assert failing is not None
+    english = client.get(f"/evidence/{failing.cell_id}/").text
+    assert "No successful task." in english
+    korean = client.get(f"/ko/evidence/{failing.cell_id}/").text
+    assert "성공한 과제 없음." in korean
+
+
+def test_system_page_withholds_aggregates_with_reasons(client, demo_runs):
+    page = client.get("/systems/demo-harbor/").text
+    assert "Withheld: a cell below carries a critical safety event." in page or (
+        "Withheld: the canonical task set is not complete." in page)
+
+
+@pytest.mark.parametrize("path", ["/evidence/nope/", "/evidence/a--b--c--d/",
+                                  "/systems/no-such-system/", "/evidence/%00/"])
+def test_unknown_records_are_404(client, demo_runs, path):
+    assert client.get(path).status_code == 404
+
+
+def test_results_filters_never_error(client, demo_runs):
+    for query in ["market=ZZ", "metric=%00&family=x", "verification=self-reported", "market=KR"]:
+        assert client.get(f"/results/?{query}").status_code == 200
+
+
+def test_results_page_runs_a_constant_number_of_queries(client, demo_runs,
+                                                        django_assert_max_num_queries):
+    with django_assert_max_num_queries(12) as captured:
+        client.get("/results/")
+    count = len(captured.captured_queries)
+    GateCell.objects.filter(pk__in=list(GateCell.objects.values_list("pk", flat=True)[:10]))
+    call_command("load_demo_runs", stdout=open("/dev/null", "w"))
+    with django_assert_max_num_queries(count):
+        client.get("/results/")
