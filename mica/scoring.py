@@ -107,8 +107,8 @@ def percentile(values: Sequence[float], p: float) -> float | None:
     upper = min(lower + 1, len(ordered) - 1)
     below, above = ordered[lower], ordered[upper]
     value = below + (h - lower) * (above - below)
-    # Clamping to the bracketing order statistics keeps rounding from
-    # breaking monotonicity in p or leaving [min, max].
+    # Guard: whatever the rounding, a percentile stays between the order
+    # statistics it interpolates, so it is monotone in p and within [min, max].
     return min(max(value, below), above)
 
 
@@ -331,7 +331,7 @@ def rank_shifts(orderings: Mapping[str, Sequence[str]]) -> dict[str, dict[str, i
 # --- Publication gate ------------------------------------------------------
 
 
-class Blocker(str, Enum):
+class Blocker(str, Enum):  # noqa: UP042 - the declared form; compare by value
     """Publication blockers, in the order the gate reports them."""
 
     CRITICAL_SAFETY = "critical-safety-event"

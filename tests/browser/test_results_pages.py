@@ -18,13 +18,19 @@ def demo_site(site):
 def test_result_pages_with_demo_data_pass_axe(page, demo_site):
     cell = GateCell.objects.select_related("snapshot__system", "market", "family").first()
     for prefix in ("", "/ko"):
-        for path in ["/results/", "/systems/", "/systems/demo-harbor/", "/evidence/",
-                     f"/evidence/{cell.cell_id}/"]:
+        for path in [
+            "/results/",
+            "/systems/",
+            "/systems/demo-harbor/",
+            "/evidence/",
+            f"/evidence/{cell.cell_id}/",
+        ]:
             page.goto(f"{demo_site}{prefix}{path}")
             assert page.locator("main h1").count() == 1
             assert_accessible(page)
     page.set_viewport_size({"width": 320, "height": 640})
     page.goto(f"{demo_site}/evidence/{cell.cell_id}/")
     overflow = page.evaluate(
-        "document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
     assert overflow <= 0

@@ -203,3 +203,19 @@ def test_list_page_and_api_run_a_constant_number_of_queries(
         client.get("/api/v1/tasks/?limit=100")
     with django_assert_max_num_queries(8):
         client.get("/api/v1/tasks/?limit=5")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "limit=393238628317014381301824749568",
+        "offset=393238628317014381301824749568",
+        "limit=-5&offset=-7",
+        "limit=abc&offset=null",
+        "market=%C2%A3%C2%B2&surface=%C3%8C%C3%BB%15%0D&family=%C2%97%C3%8C",
+    ],
+)
+def test_huge_or_odd_pagination_never_errors(client, canonical_content, query):
+    response = client.get(f"/api/v1/tasks/?{query}")
+    assert response.status_code == 200
+    assert len(response.json()["results"]) <= 200

@@ -15,8 +15,14 @@ def demo_runs(canonical_content):
 
 
 def test_pages_without_any_run(client, canonical_content):
-    for path in ["/results/", "/ko/results/", "/systems/", "/ko/systems/", "/evidence/",
-                 "/ko/evidence/"]:
+    for path in [
+        "/results/",
+        "/ko/results/",
+        "/systems/",
+        "/ko/systems/",
+        "/evidence/",
+        "/ko/evidence/",
+    ]:
         response = client.get(path)
         assert response.status_code == 200, path
     assert "Nothing is eligible for publication." in client.get("/results/").text
@@ -49,8 +55,11 @@ def test_evidence_page_walks_the_lineage(client, demo_runs):
 
 
 def test_missing_values_use_the_exact_phrases(client, demo_runs):
-    failing = GateCell.objects.filter(successes=0).select_related(
-        "snapshot__system", "market", "family").first()
+    failing = (
+        GateCell.objects.filter(successes=0)
+        .select_related("snapshot__system", "market", "family")
+        .first()
+    )
     assert failing is not None
     english = client.get(f"/evidence/{failing.cell_id}/").text
     assert "No successful task." in english
@@ -61,11 +70,14 @@ def test_missing_values_use_the_exact_phrases(client, demo_runs):
 def test_system_page_withholds_aggregates_with_reasons(client, demo_runs):
     page = client.get("/systems/demo-harbor/").text
     assert "Withheld: a cell below carries a critical safety event." in page or (
-        "Withheld: the canonical task set is not complete." in page)
+        "Withheld: the canonical task set is not complete." in page
+    )
 
 
-@pytest.mark.parametrize("path", ["/evidence/nope/", "/evidence/a--b--c--d/",
-                                  "/systems/no-such-system/", "/evidence/%00/"])
+@pytest.mark.parametrize(
+    "path",
+    ["/evidence/nope/", "/evidence/a--b--c--d/", "/systems/no-such-system/", "/evidence/%00/"],
+)
 def test_unknown_records_are_404(client, demo_runs, path):
     assert client.get(path).status_code == 404
 
@@ -75,8 +87,9 @@ def test_results_filters_never_error(client, demo_runs):
         assert client.get(f"/results/?{query}").status_code == 200
 
 
-def test_results_page_runs_a_constant_number_of_queries(client, demo_runs,
-                                                        django_assert_max_num_queries):
+def test_results_page_runs_a_constant_number_of_queries(
+    client, demo_runs, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(12) as captured:
         client.get("/results/")
     count = len(captured.captured_queries)
