@@ -12,6 +12,7 @@ from governance.aggregates import aggregate_view, canonical_tasks, snapshot_aggr
 from governance.models import GateCell
 from governance.selectors import cell_get, cell_list
 from markets.selectors import market_list
+from mica import scoring
 from submissions.models import Attempt, System, Verification
 
 
@@ -65,6 +66,29 @@ def _slice_reasons(cells, key):
     return list(slices.values())
 
 
+METRIC_ORDER = {
+    # (sort key, best first when descending)
+    "accuracy": (lambda c: c.accuracy, True),
+    "latency": (lambda c: c.p50_seconds if c.p50_seconds is not None else float("inf"), False),
+    "cost": (
+        lambda c: c.cost_per_success_usd if c.cost_per_success_usd is not None else float("inf"),
+        False,
+    ),
+}
+
+
+def _ranked(cells, metric):
+    """Cells ordered by the metric; a rank only where the accuracy intervals separate them."""
+    key, descending = METRIC_ORDER[metric]
+    ordered = sorted(cells, key=key, reverse=descending)
+    ranks = (
+        scoring.separable_ranks([(c.cell_id, (c.accuracy_low, c.accuracy_high)) for c in ordered])
+        if metric == "accuracy"
+        else {}
+    )
+    return [{"cell": c, "rank": ranks.get(c.cell_id)} for c in ordered]
+
+
 @require_safe
 def results(request):
     markets, families = list(market_list()), list(family_list())
@@ -77,7 +101,8 @@ def results(request):
         cells = [c for c in cells if c.family.slug == filters["family"]]
     if filters.get("verification"):
         cells = [c for c in cells if c.verification == filters["verification"]]
-    eligible = [c for c in cells if c.publication_eligible]
+    metric = filters.get("metric") or "accuracy"
+    eligible = _ranked([c for c in cells if c.publication_eligible], metric)
     return render(
         request,
         "governance/results.html",
@@ -85,6 +110,7 @@ def results(request):
             "form": ResultsFilter(filters, markets, families),
             "cells": cells,
             "eligible": eligible,
+            "metric": metric,
             "by_market": _slice_reasons(cells, lambda c: c.market.name),
             "by_family": _slice_reasons(cells, lambda c: c.family.label),
             "demo": any(c.data_status != "official" for c in cells),

@@ -97,3 +97,26 @@ def test_results_page_runs_a_constant_number_of_queries(
     call_command("load_demo_runs", stdout=open("/dev/null", "w"))
     with django_assert_max_num_queries(count):
         client.get("/results/")
+
+
+def test_eligible_cells_get_a_table_with_intervals_and_honest_ranks(client, staff):
+    import copy
+    import json
+
+    from mica.methodology.models import Edition
+    from tests.submissions.conftest import BASE, auth
+
+    Edition.objects.update(min_eligible_runs=1, min_coverage=1)
+    for n, market in enumerate(["KR", "JP"]):
+        payload = copy.deepcopy(BASE)
+        payload.update(
+            attempt_id=f"acme-{n}", market=market, situations=[], verification="independent-rerun"
+        )
+        response = client.post(
+            "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **auth(staff)
+        )
+        assert response.status_code == 201, response.json()
+    page = client.get("/results/").text
+    assert "<table" in page and 'aria-sort="descending"' in page
+    assert "Not ranked: its interval overlaps another" in page
+    assert "0.207" in page  # the Wilson interval of 1/1 printed beside the figure
