@@ -78,12 +78,20 @@ def prepare(n):
     call_command("migrate", verbosity=0)
     call_command("load_canonical_content", stdout=open(os.devnull, "w"))
     for index in range(5):
-        system = System.objects.create(slug=f"bench-{index}", name=f"Bench {index}",
-                                       operator="benchmark")
+        system = System.objects.create(
+            slug=f"bench-{index}", name=f"Bench {index}", operator="benchmark"
+        )
         SystemSnapshot.objects.create(
-            system=system, version="1", snapshot_date="2026-11-01", orchestrator="bench",
-            routable_models=[], tools=[], memory="none", track=Track.SIMULATOR,
-            data_status=DataStatus.OFFICIAL)
+            system=system,
+            version="1",
+            snapshot_date="2026-11-01",
+            orchestrator="bench",
+            routable_models=[],
+            tools=[],
+            memory="none",
+            track=Track.SIMULATOR,
+            data_status=DataStatus.OFFICIAL,
+        )
     started = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute(GENERATE, {"n": n})
@@ -97,16 +105,19 @@ def main(n):
     cells = gate_recompute_all()
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"full gate recompute: {cells} cells from {n:,} attempts in {seconds:.1f} s "
-          f"(target < 60 s)")
+    print(
+        f"full gate recompute: {cells} cells from {n:,} attempts in {seconds:.1f} s (target < 60 s)"
+    )
     print(f"peak resident memory: {peak_mb:.0f} MB (target < 1024 MB)")
     one = GateCell.objects.first()
     before = {c.pk: c.computed_at for c in GateCell.objects.all()}
     started = time.perf_counter()
     cell_recompute(one.snapshot_id, one.market_id, one.family_id)
     changed = [c.pk for c in GateCell.objects.all() if c.computed_at != before[c.pk]]
-    print(f"one cell recomputed in {time.perf_counter() - started:.2f} s; cells touched: "
-          f"{len(changed)} of {len(before)}")
+    print(
+        f"one cell recomputed in {time.perf_counter() - started:.2f} s; cells touched: "
+        f"{len(changed)} of {len(before)}"
+    )
 
 
 if __name__ == "__main__":

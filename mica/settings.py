@@ -226,6 +226,14 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # One name per vocabulary, whichever field uses it.
+    "ENUM_NAME_OVERRIDES": {
+        "EvidenceTypeEnum": "mica.vocabulary.EvidenceType",
+        "SurfaceEnum": "mica.vocabulary.Surface",
+        "AuthorizationBoundaryEnum": "mica.vocabulary.AuthorizationBoundary",
+        "RecoveryConditionEnum": "mica.vocabulary.RecoveryCondition",
+        "TaskFamilyEnum": "mica.vocabulary.TaskFamily",
+    },
 }
 
 # --- Security ---------------------------------------------------------------

@@ -286,7 +286,10 @@ def attempts_ingest_batch(*, payloads, actor):
             except ValidationFailed as refused:
                 refused.field_errors = {"index": [index], **refused.field_errors}
                 raise
-        cells = {(a.snapshot_id, a.market_id, a.family_id) for a, created in results if created}
-        # Only the cells that received an attempt are recomputed, after the commit.
-        transaction.on_commit(lambda: [cell_recompute(*key) for key in sorted(cells)])
+        # Only the cells that received an attempt are recomputed, in the same transaction,
+        # so a stored attempt and the figures derived from it never disagree.
+        for key in sorted(
+            {(a.snapshot_id, a.market_id, a.family_id) for a, created in results if created}
+        ):
+            cell_recompute(*key)
     return results
