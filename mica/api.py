@@ -23,6 +23,7 @@ API_ENDPOINTS = [
     ("references", "api-reference-list"),
     ("glossary", "api-glossary"),
     ("facts", "api-facts"),
+    ("cells", "api-cell-list"),
 ]
 
 

@@ -9,5 +9,6 @@ urlpatterns = [
     path("v1/", include("catalogue.api.urls")),
     path("v1/", include("mica.methodology.api.urls")),
     path("v1/", include("submissions.api.urls")),
+    path("v1/", include("governance.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

@@ -130,3 +130,36 @@ def test_the_database_refuses_an_eligible_demo_cell(client, staff):
         GateCell.objects.filter(pk=target.pk).update(
             data_status="demo", blockers=[], publication_eligible=True
         )
+
+
+def test_the_api_reads_the_same_cells_with_both_languages(client, staff):
+    record(client, staff, verification="independent-rerun")
+    body = client.get("/api/v1/cells/").json()
+    assert body["count"] == 1
+    cell_json = body["results"][0]
+    assert cell_json["blockers"] == ["thresholds-not-set"]
+    assert cell_json["blocker_sentences"][0]["ko"] != cell_json["blocker_sentences"][0]["en"]
+    assert cell_json["publication_eligible"] is False
+
+
+def test_the_gate_job_reruns_every_cell_as_a_jobrun(
+    client, staff, django_capture_on_commit_callbacks
+):
+    from governance.tasks import gate_recompute
+    from mica.celery import app
+    from mica.jobs.models import JobRun, JobState
+    from mica.jobs.services import job_run_enqueue
+
+    record(client, staff, verification="independent-rerun")
+    GateCell.objects.all().delete()
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            job_run = job_run_enqueue(task=gate_recompute)
+    finally:
+        from django.conf import settings
+
+        app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+    job_run.refresh_from_db()
+    assert job_run.state == JobState.SUCCEEDED and job_run.message == "cells recomputed: 1"
+    assert GateCell.objects.count() == 1 and JobRun.objects.count() == 1

@@ -150,3 +150,26 @@ def test_wrong_types_and_huge_or_negative_numbers_are_400(client, operator, payl
     response = post(client, operator, payload)
     assert response.status_code == 400
     assert field in response.json()["errors"]
+
+
+def test_the_jsonl_command_is_all_or_nothing(tmp_path, operator, staff, payload):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    good = json.dumps(payload)
+    bad = json.loads(good)
+    bad["attempt_id"] = "acme-kr-bad"
+    bad["observed_cost_usd"] = "9"
+    batch = tmp_path / "attempts.jsonl"
+    batch.write_text(good + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(CommandError, match="observed-cost-sum"):
+        call_command("ingest_attempts", str(batch), "--as-user", staff.username)
+    assert not Attempt.objects.exists()
+    batch.write_text(good + "\n")
+    call_command(
+        "ingest_attempts", str(batch), "--as-user", staff.username, stdout=open("/dev/null", "w")
+    )
+    assert Attempt.objects.count() == 1
+    batch.write_text('{"attempt_id": NaN}\n')
+    with pytest.raises(CommandError, match="line 1"):
+        call_command("ingest_attempts", str(batch), "--as-user", staff.username)
