@@ -15,7 +15,7 @@ from catalogue.models import (
 )
 from catalogue.services import task_version_make_current, task_version_touch
 from markets.selectors import market_list
-from mica.content import read_yaml, translated
+from mica.content import read_yaml, texts, translated
 from mica.errors import ValidationFailed
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
@@ -24,18 +24,6 @@ CLAUSE_KEYS = {
     "invariants": ClauseKind.INVARIANT,
     "prohibited_states": ClauseKind.PROHIBITED,
 }
-
-
-def _texts(item, *fields, optional=()):
-    values = {}
-    for name in fields:
-        values.update(translated(item, name))
-    for name in optional:
-        if item.get(name):
-            values.update(translated(item, name))
-        else:
-            values.update({f"{name}_en": "", f"{name}_ko": ""})
-    return values
 
 
 def _load_family(item):
@@ -62,7 +50,7 @@ def _load_version(definition, item, markets):
         definition=definition,
         version=item["version"],
         defaults={
-            **_texts(
+            **texts(
                 item, "title", "final_state", "confirmation_boundary", optional=("idempotency",)
             ),
             "evidence_requirements": item["evidence_requirements"],
@@ -91,7 +79,7 @@ def _load_version(definition, item, markets):
                 version=version,
                 market=markets[code],
                 status=entry["status"],
-                **_texts(entry, "note", optional=("variant", "region", "channel", "register")),
+                **texts(entry, "note", optional=("variant", "region", "channel", "register")),
             )
             for code, entry in item["applicability"].items()
         ]

@@ -1,17 +1,12 @@
-from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
 from catalogue.selectors import task_public_list
+from mica.site.bilingual_sitemap import BilingualSitemap
 
 
-class TaskSitemap(Sitemap):
+class TaskSitemap(BilingualSitemap):
     """Public task pages only: the sitemap reads the same public queryset as the pages."""
 
-    i18n = True
-    languages = ["en", "ko"]
-    alternates = True
-    x_default = True
-    changefreq = "monthly"
     priority = 0.5
 
     def items(self):

@@ -14,19 +14,12 @@ from markets.models import (
     RegistrationStatus,
 )
 from markets.services import coverage_audit, situation_errors
-from mica.content import read_yaml, translated
+from mica.content import read_yaml, texts
 from mica.errors import ValidationFailed
 from mica.methodology.selectors import edition_current
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 MARKET_FILES = ["kr", "jp", "sg", "tw", "ae", "th"]
-
-
-def _texts(item, *fields):
-    values = {}
-    for name in fields:
-        values.update(translated(item, name))
-    return values
 
 
 def _replace_children(manager, rows):
@@ -46,7 +39,7 @@ def _load_market(data):
         "display_order",
     )
     market, _created = Market.objects.update_or_create(
-        code=data["code"], defaults={**{k: data[k] for k in plain}, **_texts(data, "name")}
+        code=data["code"], defaults={**{k: data[k] for k in plain}, **texts(data, "name")}
     )
     return market
 
@@ -71,7 +64,7 @@ def _load_situations(market_edition, items):
             "facts_source_date",
         ):
             setattr(situation, name, item[name])
-        for name, value in _texts(item, "title", "detail", "capability_area").items():
+        for name, value in texts(item, "title", "detail", "capability_area").items():
             setattr(situation, name, value)
         errors = situation_errors(situation, market_edition.market.code)
         if errors:
@@ -101,7 +94,7 @@ def _load_platforms(market_edition, items):
             registration.platforms.create(
                 rank=rank,
                 **{k: platform[k] for k in plain},
-                **_texts(platform, "name", "local_reach", "availability", "relevance"),
+                **texts(platform, "name", "local_reach", "availability", "relevance"),
             )
 
 
@@ -109,19 +102,19 @@ def _load_edition(market, data, edition):
     market_edition, _created = MarketEdition.objects.update_or_create(
         market=market,
         edition=edition,
-        defaults=_texts(data["edition"], "edition_note", "profile_summary"),
+        defaults=texts(data["edition"], "edition_note", "profile_summary"),
     )
     _replace_children(
         market_edition.hazards,
         [
-            {"diagnostic_axis": h["diagnostic_axis"], **_texts(h, "title", "detail")}
+            {"diagnostic_axis": h["diagnostic_axis"], **texts(h, "title", "detail")}
             for h in data["hazards"]
         ],
     )
     _replace_children(
         market_edition.local_changes,
         [
-            {"locality_condition": c["locality_condition"], **_texts(c, "text")}
+            {"locality_condition": c["locality_condition"], **texts(c, "text")}
             for c in data["local_changes"]
         ],
     )
@@ -130,7 +123,7 @@ def _load_edition(market, data, edition):
     sheet = data["datasheet"]
     Datasheet.objects.update_or_create(
         market_edition=market_edition,
-        defaults=_texts(
+        defaults=texts(
             sheet,
             "motivation",
             "composition",
@@ -143,7 +136,7 @@ def _load_edition(market, data, edition):
     statement = data["data_statement"]
     DataStatement.objects.update_or_create(
         market_edition=market_edition,
-        defaults=_texts(
+        defaults=texts(
             statement, "language_variety", "region", "channel_and_register", "reviewer_context"
         ),
     )

@@ -1,17 +1,12 @@
-from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
 from markets.selectors import market_list
+from mica.site.bilingual_sitemap import BilingualSitemap
 
 
-class MarketSitemap(Sitemap):
+class MarketSitemap(BilingualSitemap):
     """The six market pages, in both languages with alternates."""
 
-    i18n = True
-    languages = ["en", "ko"]
-    alternates = True
-    x_default = True
-    changefreq = "monthly"
     priority = 0.7
 
     def items(self):

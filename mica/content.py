@@ -33,6 +33,26 @@ def translated(item, field):
     return {f"{field}_{lang}": values[lang] for lang in LANGUAGES}
 
 
+def texts(item, *fields, optional=()):
+    """The per-language columns of several translated fields; optional ones may be absent.
+
+    An optional field may also be one plain string, used for both languages (a
+    cited work's title keeps its original wording in Korean too).
+    """
+    values = {}
+    for name in fields:
+        values.update(translated(item, name))
+    for name in optional:
+        value = item.get(name)
+        if not value:
+            values.update({f"{name}_{lang}": "" for lang in LANGUAGES})
+        elif isinstance(value, str):
+            values.update({f"{name}_{lang}": value for lang in LANGUAGES})
+        else:
+            values.update(translated(item, name))
+    return values
+
+
 def content_sections():
     return [name for name, _path in settings.CANONICAL_CONTENT_LOADERS]
 

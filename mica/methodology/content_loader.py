@@ -8,28 +8,13 @@ from pathlib import Path
 
 from django.db import transaction
 
-from mica.content import read_yaml, translated
+from mica.content import read_yaml, texts, translated
 from mica.errors import ValidationFailed
 from mica.methodology import models
 from mica.methodology.pack import load_pack_content, validate_content
 from mica.methodology.services import section_problems
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
-
-
-def _text(item, *names, optional=()):
-    values = {}
-    for name in names:
-        values.update(translated(item, name))
-    for name in optional:
-        value = item.get(name)
-        if value is None:
-            values.update({f"{name}_en": "", f"{name}_ko": ""})
-        elif isinstance(value, str):
-            values.update({f"{name}_en": value, f"{name}_ko": value})
-        else:
-            values.update(translated(item, name))
-    return values
 
 
 def _load_editions():
@@ -62,7 +47,7 @@ def _load_chapters(edition, content):
             number=chapter["number"],
             body=chapter.get("body", "items"),
             in_pack=chapter.get("in_pack", True),
-            **_text(chapter, "title", "lead"),
+            **texts(chapter, "title", "lead"),
         )
         chapters[chapter["section_id"]] = record
         for item_position, item in enumerate(chapter.get("items", []), start=1):
@@ -77,7 +62,7 @@ def _load_chapters(edition, content):
                 state=item.get("state", ""),
                 reference_keys=item.get("refs", []),
                 link=item.get("link", ""),
-                **_text(item, "term", "detail", optional=("link_label",)),
+                **texts(item, "term", "detail", optional=("link_label",)),
             )
     return chapters
 
@@ -91,7 +76,7 @@ def _load_references(edition, content, chapters):
             position,
             section_id=group["section_id"],
             chapter=chapters[group["chapter"]],
-            **_text(group, optional=("title", "intro")),
+            **texts(group, optional=("title", "intro")),
         )
     for position, ref in enumerate(content["references"], start=1):
         _create(
@@ -102,7 +87,7 @@ def _load_references(edition, content, chapters):
             key=ref["key"],
             group=groups[ref["group"]],
             url=ref["url"],
-            **_text(
+            **texts(
                 ref, "title", optional=("subtitle", "venue", "borrowed", "not_adopted", "note")
             ),
         )
@@ -117,7 +102,7 @@ def _load_contract(edition, content):
             section_id=section["section_id"],
             number=section.get("number") or "",
             numbered=section.get("numbered", False),
-            **_text(section, "title", optional=("eyebrow", "lead")),
+            **texts(section, "title", optional=("eyebrow", "lead")),
         )
         for item_position, item in enumerate(section["items"], start=1):
             _create(
@@ -126,7 +111,7 @@ def _load_contract(edition, content):
                 item_position,
                 contract_section=record,
                 section_id=item["section_id"],
-                **_text(item, "detail", optional=("term",)),
+                **texts(item, "detail", optional=("term",)),
             )
 
 
@@ -138,7 +123,7 @@ def _load_lists(edition, content):
             position,
             section_id=kind["section_id"],
             kind=kind["kind"],
-            **_text(kind, "label", "definition"),
+            **texts(kind, "label", "definition"),
         )
     for position, term in enumerate(content["glossary"], start=1):
         _create(
@@ -146,7 +131,7 @@ def _load_lists(edition, content):
             edition,
             position,
             section_id=term["section_id"],
-            **_text(term, "term", "definition"),
+            **texts(term, "term", "definition"),
         )
     for position, line in enumerate(content["policy_register"], start=1):
         _create(
@@ -154,7 +139,7 @@ def _load_lists(edition, content):
             edition,
             position,
             section_id=line["section_id"],
-            **_text(line, "term", "detail"),
+            **texts(line, "term", "detail"),
         )
 
 

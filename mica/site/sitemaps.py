@@ -1,19 +1,13 @@
-from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
 from catalogue.sitemaps import TaskSitemap
 from markets.sitemaps import MarketSitemap
+from mica.site.bilingual_sitemap import BilingualSitemap
 from mica.site.navigation import routed_pages
 
 
-class PageSitemap(Sitemap):
+class PageSitemap(BilingualSitemap):
     """Every routed page of the index, in both languages with alternates."""
-
-    i18n = True
-    languages = ["en", "ko"]
-    alternates = True
-    x_default = True
-    changefreq = "monthly"
 
     def items(self):
         return [entry["url_name"] for entry in routed_pages("")]
