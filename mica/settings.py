@@ -167,6 +167,8 @@ if os.environ.get("MICA_EMAIL_URL"):
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+# Where links in e-mails point (the public address of the site).
+SITE_URL = os.environ.get("MICA_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 DEFAULT_FROM_EMAIL = os.environ.get("MICA_DEFAULT_FROM_EMAIL", "portal@mica.invalid")
 
 # --- Languages --------------------------------------------------------------

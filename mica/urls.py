@@ -27,6 +27,7 @@ urlpatterns += i18n_patterns(
     path("", include("catalogue.urls")),
     path("", include("mica.methodology.urls")),
     path("", include("governance.urls")),
+    path("", include("submissions.urls")),
     path("admin/", admin.site.urls),
     prefix_default_language=False,
 )

@@ -1,6 +1,11 @@
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.utils.timesince import timesince
+from django.utils.translation import gettext_lazy as _
 
+from mica.errors import DomainError
 from submissions import models
+from submissions.challenges import challenge_transition
 
 
 @admin.register(models.System)
@@ -62,3 +67,81 @@ class AttemptAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class ChallengeDecisionForm(forms.ModelForm):
+    """Editors decide through the workflow: an action and its public reason."""
+
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        required=False,
+        choices=[
+            ("", "—"),
+            ("screen", _("Screen (make public)")),
+            ("triage", _("Triage")),
+            ("accept", _("Accept and correct")),
+            ("hold", _("Hold for the next edition")),
+            ("reject", _("Reject")),
+        ],
+    )
+    reason = forms.CharField(label=_("Public reason"), required=False, widget=forms.Textarea)
+
+    class Meta:
+        model = models.Challenge
+        fields = []
+
+
+class ChallengeEventInline(admin.TabularInline):
+    model = models.ChallengeEvent
+    extra = 0
+    can_delete = False
+    readonly_fields = ("action", "from_state", "to_state", "role", "reason", "at")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.Challenge)
+class ChallengeAdmin(admin.ModelAdmin):
+    """The triage queue: oldest first, with each challenge's age."""
+
+    form = ChallengeDecisionForm
+    list_display = ("__str__", "challenge_type", "state", "age", "email_confirmed_at")
+    list_filter = ("state", "challenge_type")
+    ordering = ("received_at",)
+    readonly_fields = (
+        "edition",
+        "section_id",
+        "challenge_type",
+        "what_is_wrong",
+        "proposed_replacement",
+        "evidence",
+        "recompute",
+        "public_name",
+        "language",
+        "state",
+        "email_confirmed_at",
+        "received_at",
+    )
+    inlines = [ChallengeEventInline]
+
+    @admin.display(description=_("age"), ordering="received_at")
+    def age(self, obj):
+        return timesince(obj.received_at)
+
+    def has_add_permission(self, request):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        decision = form.cleaned_data.get("decision")
+        if not decision:
+            return
+        try:
+            challenge_transition(
+                challenge_id=obj.pk,
+                action=decision,
+                reason=form.cleaned_data.get("reason", ""),
+                actor=request.user,
+            )
+        except DomainError as refused:
+            messages.error(request, refused.message)

@@ -233,3 +233,94 @@ class EvidenceRecord(models.Model):
 
     def __str__(self):
         return self.evidence_id
+
+
+class ChallengeType(models.TextChoices):
+    METHOD = "method", _("Method")
+    LOCALITY = "locality", _("Locality")
+    SCORING = "scoring", _("Scoring")
+    EDITORIAL = "editorial", _("Editorial")
+    DISCLOSURE = "disclosure", _("Disclosure")
+
+
+class ChallengeState(models.TextChoices):
+    RECEIVED = "received", _("Received")
+    SCREENED = "screened", _("Screened")
+    TRIAGED = "triaged", _("Triaged")
+    ACCEPTED = "accepted", _("Accepted and corrected")
+    HELD = "held", _("Held for the next edition")
+    REJECTED = "rejected", _("Rejected")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
+
+
+PUBLIC_CHALLENGE_STATES = [
+    ChallengeState.SCREENED,
+    ChallengeState.TRIAGED,
+    ChallengeState.ACCEPTED,
+    ChallengeState.HELD,
+    ChallengeState.REJECTED,
+    ChallengeState.WITHDRAWN,
+]
+
+
+class Challenge(models.Model):
+    """A section-referenced challenge to the method, with the evidence its type requires."""
+
+    edition = models.ForeignKey(
+        "methodology.Edition",
+        on_delete=models.PROTECT,
+        related_name="challenges",
+        verbose_name=_("edition"),
+    )
+    section_id = models.SlugField(_("section id"), max_length=120)
+    challenge_type = models.CharField(_("type"), max_length=12, choices=ChallengeType.choices)
+    what_is_wrong = models.TextField(_("what is wrong"))
+    proposed_replacement = models.TextField(_("what should replace it"))
+    evidence = models.JSONField(_("evidence"), default=dict)
+    recompute = models.JSONField(_("recomputed figure"), null=True, blank=True)
+    contact_email = models.EmailField(_("contact e-mail"))
+    email_confirmed_at = models.DateTimeField(_("e-mail confirmed"), null=True, blank=True)
+    public_name = models.CharField(_("public name"), max_length=80, blank=True)
+    language = models.CharField(
+        _("language"), max_length=2, choices=[("en", "English"), ("ko", "한국어")]
+    )
+    state = models.CharField(
+        _("state"), max_length=12, choices=ChallengeState.choices, default=ChallengeState.RECEIVED
+    )
+    idempotency_key = models.CharField(_("idempotency key"), max_length=64, unique=True)
+    received_at = models.DateTimeField(_("received"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-received_at", "-pk"]
+        verbose_name = _("challenge")
+        verbose_name_plural = _("challenges")
+        indexes = [models.Index(fields=["edition", "section_id"], name="challenge_section")]
+
+    def __str__(self):
+        return f"#{self.pk} {self.section_id}"
+
+    @property
+    def public(self):
+        return self.state in PUBLIC_CHALLENGE_STATES
+
+
+class ChallengeEvent(models.Model):
+    """Append-only: every decision with its reason, the deciding role and the date."""
+
+    challenge = models.ForeignKey(
+        Challenge, on_delete=models.CASCADE, related_name="events", verbose_name=_("challenge")
+    )
+    action = models.CharField(_("action"), max_length=20)
+    from_state = models.CharField(_("from"), max_length=12)
+    to_state = models.CharField(_("to"), max_length=12)
+    role = models.CharField(_("deciding role"), max_length=20)
+    reason = models.TextField(_("reason"))
+    at = models.DateTimeField(_("at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name = _("challenge event")
+        verbose_name_plural = _("challenge events")
+
+    def __str__(self):
+        return f"{self.action}: {self.from_state} → {self.to_state}"

@@ -36,9 +36,20 @@ def methodology(request):
             "edition": edition,
             "page": view,
             "downloads": [(lang, pack_filename(edition, lang)) for lang in ("en", "ko")],
-            "challenges_open": challenge_url("x") is not None,
+            "challenge_base": challenge_url(""),
+            "under_challenge": _under_challenge(edition),
         },
     )
+
+
+def _under_challenge(edition):
+    """section id -> the first open public challenge on it (one query for the page)."""
+    from submissions.selectors import open_challenges
+
+    marks = {}
+    for challenge in open_challenges(edition):
+        marks.setdefault(challenge.section_id, challenge.pk)
+    return marks
 
 
 @require_safe

@@ -27,6 +27,7 @@ PAGES = [
     PageEntry("governance:systems", _("Systems")),
     PageEntry("governance:evidence", _("Evidence")),
     PageEntry("submissions:submit", _("Submit")),
+    PageEntry("submissions:challenges", _("Challenges"), primary=False),
     PageEntry("governance:governance", _("Governance"), primary=False),
     PageEntry("site:downloads", _("Downloads"), primary=False),
     PageEntry("site:api-docs", _("API"), primary=False),

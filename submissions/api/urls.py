@@ -1,7 +1,8 @@
 from django.urls import path
 
-from submissions.api import views
+from submissions.api import challenge_views, views
 
 urlpatterns = [
     path("attempts/", views.AttemptIngest.as_view(), name="api-attempt-ingest"),
+    path("challenges/", challenge_views.Challenges.as_view(), name="api-challenges"),
 ]

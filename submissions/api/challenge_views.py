@@ -1,0 +1,57 @@
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from submissions.challenges import ChallengeSerializer, challenge_file
+from submissions.selectors import challenge_public_list
+
+
+def challenge_json(challenge):
+    return {
+        "id": challenge.pk,
+        "edition": challenge.edition.slug,
+        "section_id": challenge.section_id,
+        "type": challenge.challenge_type,
+        "state": challenge.state,
+        "what_is_wrong": challenge.what_is_wrong,
+        "proposed_replacement": challenge.proposed_replacement,
+        "evidence": challenge.evidence,
+        "recompute": challenge.recompute,
+        "public_name": challenge.public_name or None,
+        "received_at": challenge.received_at,
+        "decisions": [
+            {"action": e.action, "to": e.to_state, "role": e.role, "reason": e.reason, "at": e.at}
+            for e in challenge.events.all()
+        ],
+    }
+
+
+class Challenges(APIView):
+    """The public register (screened challenges only), and filing a new challenge."""
+
+    authentication_classes = []
+    permission_classes = []
+
+    @extend_schema(summary="Public challenges and their decisions", responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        challenges = challenge_public_list()[:200]
+        return Response({"results": [challenge_json(c) for c in challenges]})
+
+    @extend_schema(
+        summary="File a section-referenced challenge",
+        request=ChallengeSerializer,
+        responses={201: OpenApiTypes.OBJECT},
+    )
+    def post(self, request):
+        if not isinstance(request.data, dict):
+            return Response({"detail": "A challenge is a JSON object."}, status=400)
+        challenge, created = challenge_file(payload=request.data)
+        return Response(
+            {
+                "id": challenge.pk,
+                "state": challenge.state,
+                "next": "Confirm your e-mail address through the link we sent.",
+            },
+            status=201 if created else 200,
+        )

@@ -1,0 +1,350 @@
+"""Challenges to the method: intake with typed evidence, the workflow, and scoring recomputes."""
+
+import unicodedata
+import uuid
+
+from django.core import signing
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from rest_framework import serializers
+
+from markets.models import IntegrationSituation
+from mica import scoring
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.jobs.services import job_run_enqueue
+from mica.methodology.models import Edition
+from mica.methodology.selectors import section_record_get
+from submissions.models import Challenge, ChallengeEvent, ChallengeState, ChallengeType
+
+MAX_TEXT = 20_000
+MAX_CITATIONS = 20
+MARKETS = ["KR", "JP", "SG", "TW", "AE", "TH"]
+CONFIRMATION_SALT = "mica.challenge.confirm"
+CONFIRMATION_MAX_AGE = 7 * 24 * 3600
+SCORING_METRICS = ["accuracy", "cost-per-success", "p50-latency", "p95-latency"]
+
+
+def plain(text):
+    """Unicode-normalized plain text; it is rendered escaped, never as HTML."""
+    return unicodedata.normalize("NFC", text or "").strip()
+
+
+class CitationSerializer(serializers.Serializer):
+    source = serializers.CharField(max_length=500, help_text=gettext_lazy("URL or DOI"))
+    accessed = serializers.DateField()
+
+    def validate_source(self, value):
+        value = plain(value)
+        if not (value.startswith(("https://", "http://", "doi:")) or value.startswith("10.")):
+            raise serializers.ValidationError(_("Give a URL (https://…) or a DOI (10.…)."))
+        return value
+
+
+class ScoringInputsSerializer(serializers.Serializer):
+    eligible_runs = serializers.IntegerField(min_value=0, max_value=10**9)
+    successes = serializers.IntegerField(min_value=0, max_value=10**9)
+    success_latencies_seconds = serializers.ListField(
+        child=serializers.FloatField(min_value=0, max_value=10**7), max_length=10_000, default=list
+    )
+    total_cost_usd = serializers.DecimalField(max_digits=14, decimal_places=6, min_value=0)
+
+    def validate(self, data):
+        if data["successes"] > data["eligible_runs"]:
+            raise serializers.ValidationError(
+                {"successes": _("Successes cannot exceed eligible runs.")}
+            )
+        return data
+
+
+class ChallengeSerializer(serializers.Serializer):
+    """One challenge as filed; the evidence fields required depend on its type."""
+
+    edition = serializers.RegexField(r"^[a-z0-9.-]{1,40}$")
+    section_id = serializers.SlugField(max_length=120)
+    challenge_type = serializers.ChoiceField(choices=ChallengeType.choices)
+    what_is_wrong = serializers.CharField(max_length=MAX_TEXT)
+    proposed_replacement = serializers.CharField(max_length=MAX_TEXT)
+    citations = CitationSerializer(many=True, required=False, max_length=MAX_CITATIONS)
+    counter_example = serializers.CharField(max_length=MAX_TEXT, required=False, allow_blank=True)
+    market = serializers.ChoiceField(choices=MARKETS, required=False)
+    channel = serializers.CharField(max_length=300, required=False, allow_blank=True)
+    convention = serializers.CharField(max_length=MAX_TEXT, required=False, allow_blank=True)
+    situation_id = serializers.SlugField(max_length=80, required=False, allow_blank=True)
+    scoring_inputs = ScoringInputsSerializer(required=False)
+    claimed_metric = serializers.ChoiceField(choices=SCORING_METRICS, required=False)
+    claimed_value = serializers.FloatField(required=False, min_value=-(10**9), max_value=10**9)
+    contact_email = serializers.EmailField(max_length=254)
+    public_name = serializers.CharField(max_length=80, required=False, allow_blank=True)
+    language = serializers.ChoiceField(choices=["en", "ko"], default="en")
+    idempotency_key = serializers.CharField(max_length=64, required=False)
+
+    def validate(self, data):
+        errors = {}
+        edition = Edition.objects.filter(slug=data["edition"]).first()
+        if edition is None:
+            errors["edition"] = [_("No edition with this id exists.")]
+        elif section_record_get(edition, data["section_id"]) is None:
+            errors["section_id"] = [
+                _("Section %(id)s does not exist in edition %(edition)s.")
+                % {"id": data["section_id"], "edition": edition}
+            ]
+        errors.update(TYPE_RULES[data["challenge_type"]](data))
+        if errors:
+            raise serializers.ValidationError(errors)
+        data["edition_record"] = edition
+        return data
+
+
+def _method_rules(data):
+    if not data.get("citations") and not plain(data.get("counter_example")):
+        return {
+            "citations": [
+                _(
+                    "A method challenge needs a citation (URL or DOI with its "
+                    "access date) or a worked counter-example."
+                )
+            ]
+        }
+    return {}
+
+
+def _locality_rules(data):
+    errors = {}
+    for name, message in [
+        ("market", _("Name the market.")),
+        ("channel", _("Name the channel the convention lives on.")),
+        ("convention", _("Describe the convention the method misdescribes.")),
+    ]:
+        if not plain(data.get(name)):
+            errors[name] = [message]
+    situation = plain(data.get("situation_id"))
+    if situation and data.get("market"):
+        known = IntegrationSituation.objects.filter(
+            situation_id=situation, market_edition__market__code=data["market"]
+        ).exists()
+        if not known:
+            errors["situation_id"] = [
+                _("Situation %(id)s is not in the profile of %(market)s.")
+                % {"id": situation, "market": data["market"]}
+            ]
+    return errors
+
+
+def _scoring_rules(data):
+    errors = {}
+    if not data.get("scoring_inputs"):
+        errors["scoring_inputs"] = [
+            _(
+                "A scoring challenge needs the inputs: eligible runs, "
+                "successes, latencies and costs."
+            )
+        ]
+    if not data.get("claimed_metric") or data.get("claimed_value") is None:
+        errors["claimed_value"] = [_("Give the figure you computed and which one it is.")]
+    return errors
+
+
+TYPE_RULES = {
+    ChallengeType.METHOD: _method_rules,
+    ChallengeType.LOCALITY: _locality_rules,
+    ChallengeType.SCORING: _scoring_rules,
+    ChallengeType.EDITORIAL: lambda data: {},
+    ChallengeType.DISCLOSURE: lambda data: {},
+}
+
+
+def _evidence(data):
+    keys = [
+        "counter_example",
+        "market",
+        "channel",
+        "convention",
+        "situation_id",
+        "claimed_metric",
+        "claimed_value",
+    ]
+    evidence = {
+        key: plain(data[key]) if isinstance(data.get(key), str) else data[key]
+        for key in keys
+        if data.get(key) not in (None, "")
+    }
+    if data.get("citations"):
+        evidence["citations"] = [
+            {"source": c["source"], "accessed": c["accessed"].isoformat()}
+            for c in data["citations"]
+        ]
+    if data.get("scoring_inputs"):
+        inputs = data["scoring_inputs"]
+        evidence["scoring_inputs"] = {**inputs, "total_cost_usd": str(inputs["total_cost_usd"])}
+    return evidence
+
+
+def challenge_file(*, payload):
+    """Validate and store a challenge (received, private); (challenge, created).
+
+    Re-sending the same idempotency key stores nothing new.
+    """
+    serializer = ChallengeSerializer(data=payload)
+    if not serializer.is_valid():
+        raise ValidationFailed(_("The challenge was not filed."), field_errors=serializer.errors)
+    data = serializer.validated_data
+    key = data.get("idempotency_key") or uuid.uuid4().hex
+    existing = Challenge.objects.filter(idempotency_key=key).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            challenge = Challenge.objects.create(
+                edition=data["edition_record"],
+                section_id=data["section_id"],
+                challenge_type=data["challenge_type"],
+                what_is_wrong=plain(data["what_is_wrong"]),
+                proposed_replacement=plain(data["proposed_replacement"]),
+                evidence=_evidence(data),
+                contact_email=data["contact_email"].lower(),
+                public_name=plain(data.get("public_name")),
+                language=data["language"],
+                idempotency_key=key,
+            )
+            ChallengeEvent.objects.create(
+                challenge=challenge,
+                action="file",
+                from_state="",
+                to_state=ChallengeState.RECEIVED,
+                role="challenger",
+                reason=_("Filed through the public intake."),
+            )
+    except IntegrityError:
+        return Challenge.objects.get(idempotency_key=key), False
+    from submissions.tasks import recompute_scoring_challenge, send_challenge_confirmation
+
+    transaction.on_commit(lambda: send_challenge_confirmation.delay(challenge.pk))
+    if challenge.challenge_type == ChallengeType.SCORING:
+        job_run_enqueue(task=recompute_scoring_challenge, arguments={"challenge_id": challenge.pk})
+    return challenge, True
+
+
+# --- Confirmation -----------------------------------------------------------------
+
+
+def confirmation_token(challenge):
+    return signing.dumps({"challenge": challenge.pk}, salt=CONFIRMATION_SALT)
+
+
+def challenge_confirm(*, token):
+    """Confirm the contact address through the signed, expiring link."""
+    try:
+        data = signing.loads(token, salt=CONFIRMATION_SALT, max_age=CONFIRMATION_MAX_AGE)
+    except signing.BadSignature as bad:
+        raise ValidationFailed(_("This confirmation link is not valid or has expired.")) from bad
+    challenge = Challenge.objects.filter(pk=data.get("challenge")).first()
+    if challenge is None:
+        raise ValidationFailed(_("This confirmation link is not valid or has expired."))
+    if challenge.email_confirmed_at is None:
+        Challenge.objects.filter(pk=challenge.pk).update(email_confirmed_at=timezone.now())
+    return challenge
+
+
+# --- Scoring recompute --------------------------------------------------------------
+
+
+def recompute_figure(metric, inputs):
+    """The figure the method gives for these inputs, computed with mica.scoring."""
+    latencies = inputs.get("success_latencies_seconds", [])
+    if metric == "accuracy":
+        return scoring.accuracy(inputs["successes"], inputs["eligible_runs"])
+    if metric == "cost-per-success":
+        return scoring.cost_per_success(float(inputs["total_cost_usd"]), inputs["successes"])
+    if metric == "p50-latency":
+        return scoring.percentile(latencies, 0.5)
+    return scoring.percentile(latencies, 0.95)
+
+
+def challenge_recompute(*, challenge_id):
+    """Attach the recomputed figure to a scoring challenge: reproduced, or both values."""
+    challenge = Challenge.objects.get(pk=challenge_id)
+    evidence = challenge.evidence
+    if challenge.challenge_type != ChallengeType.SCORING or "scoring_inputs" not in evidence:
+        return None
+    value = recompute_figure(evidence["claimed_metric"], evidence["scoring_inputs"])
+    claimed = evidence["claimed_value"]
+    reproduced = value is not None and abs(value - claimed) <= 1e-6 * max(1.0, abs(value))
+    result = {
+        "metric": evidence["claimed_metric"],
+        "recomputed": value,
+        "claimed": claimed,
+        "reproduced": reproduced,
+        "method": scoring.PERCENTILE_METHOD
+        if "latency" in evidence["claimed_metric"]
+        else "mica.scoring",
+    }
+    Challenge.objects.filter(pk=challenge_id).update(recompute=result)
+    return result
+
+
+# --- Workflow -------------------------------------------------------------------------
+
+S = ChallengeState
+TRANSITIONS = {
+    (S.RECEIVED, "screen"): (S.SCREENED, "editor"),
+    (S.SCREENED, "triage"): (S.TRIAGED, "editor"),
+    (S.TRIAGED, "accept"): (S.ACCEPTED, "method-lead"),
+    (S.TRIAGED, "hold"): (S.HELD, "method-lead"),
+    (S.TRIAGED, "reject"): (S.REJECTED, "method-lead"),
+    (S.RECEIVED, "withdraw"): (S.WITHDRAWN, "challenger"),
+    (S.SCREENED, "withdraw"): (S.WITHDRAWN, "challenger"),
+    (S.TRIAGED, "withdraw"): (S.WITHDRAWN, "challenger"),
+}
+
+
+def _actor_role(actor):
+    if actor is None:
+        return "challenger"
+    if actor.is_superuser:
+        return "method-lead"
+    return "editor" if actor.is_staff else "public"
+
+
+def _allowed(required, role):
+    ladder = {
+        "editor": {"editor", "method-lead"},
+        "method-lead": {"method-lead"},
+        "challenger": {"challenger"},
+    }
+    return role in ladder[required]
+
+
+def challenge_transition(*, challenge_id, action, reason, actor=None):
+    """Lock, check the table and the role, move, and log the public decision."""
+    if not plain(reason):
+        raise ValidationFailed(
+            _("Every decision needs a reason."), field_errors={"reason": [_("Give the reason.")]}
+        )
+    with transaction.atomic():
+        challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
+        move = TRANSITIONS.get((challenge.state, action))
+        if move is None:
+            raise InvalidTransition(
+                _("A challenge that is %(state)s cannot be moved that way.")
+                % {"state": challenge.get_state_display()}
+            )
+        target, required = move
+        role = _actor_role(actor)
+        if not _allowed(required, role):
+            raise PermissionRefused(_("This decision belongs to another role."))
+        if action == "screen" and challenge.email_confirmed_at is None:
+            raise ValidationFailed(_("The challenger has not confirmed the e-mail address yet."))
+        source = challenge.state
+        challenge.state = target
+        challenge.save(update_fields=["state"])
+        ChallengeEvent.objects.create(
+            challenge=challenge,
+            action=action,
+            from_state=source,
+            to_state=target,
+            role=role,
+            reason=plain(reason),
+        )
+    return challenge

@@ -1,0 +1,119 @@
+import uuid
+
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_safe
+
+from governance.presenters import BLOCKER_SENTENCES
+from mica.errors import DomainError
+from mica.methodology.selectors import edition_current
+from submissions.challenges import challenge_confirm, challenge_file
+from submissions.forms import ChallengeForm
+from submissions.models import Challenge, ChallengeState, ChallengeType, Verification
+from submissions.selectors import challenge_public_get, challenge_public_list, challenges_on_section
+
+
+@require_safe
+def submit(request):
+    return render(
+        request,
+        "submissions/submit.html",
+        {
+            "edition": edition_current(),
+            "verifications": Verification.choices,
+            "blockers": list(BLOCKER_SENTENCES.items()),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def challenge_new(request):
+    edition = edition_current()
+    if request.method == "POST":
+        form = ChallengeForm(request.POST)
+        if form.is_valid() and not form.cleaned_data.get("website"):
+            key = request.POST.get("idempotency_key") or uuid.uuid4().hex
+            try:
+                challenge, _created = challenge_file(
+                    payload=form.payload(edition.slug, request.LANGUAGE_CODE, key[:64])
+                )
+            except DomainError as refused:
+                for field, messages in refused.field_errors.items():
+                    for message in _flat(messages):
+                        form.add_error(field if field in form.fields else None, message)
+            else:
+                return redirect("submissions:challenge-filed")
+    else:
+        form = ChallengeForm(initial={"section_id": request.GET.get("section", "")[:120]})
+    section = form["section_id"].value() or ""
+    return render(
+        request,
+        "submissions/challenge_form.html",
+        {
+            "form": form,
+            "edition": edition,
+            "idempotency_key": uuid.uuid4().hex,
+            "same_section": challenges_on_section(edition, section)[:20] if section else [],
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+def _flat(messages):
+    if isinstance(messages, dict):
+        return [m for value in messages.values() for m in _flat(value)]
+    if isinstance(messages, list):
+        return [m for value in messages for m in _flat(value)]
+    return [str(messages)]
+
+
+@require_safe
+def challenge_filed(request):
+    return render(request, "submissions/challenge_filed.html")
+
+
+@require_safe
+def challenge_confirmed(request, token):
+    try:
+        challenge_confirm(token=token)
+    except DomainError as refused:
+        return render(
+            request, "submissions/challenge_filed.html", {"error": refused.message}, status=400
+        )
+    return render(request, "submissions/challenge_filed.html", {"confirmed": True})
+
+
+@require_safe
+def challenge_list(request):
+    challenges = challenge_public_list()
+    state = request.GET.get("state", "")
+    kind = request.GET.get("type", "")
+    section = request.GET.get("section", "")
+    market = request.GET.get("market", "")
+    if state in ChallengeState.values:
+        challenges = challenges.filter(state=state)
+    if kind in ChallengeType.values:
+        challenges = challenges.filter(challenge_type=kind)
+    if section:
+        challenges = challenges.filter(section_id=section[:120])
+    if market:
+        challenges = challenges.filter(evidence__market=market[:2].upper())
+    return render(
+        request,
+        "submissions/challenge_list.html",
+        {
+            "challenges": challenges[:200],
+            "states": ChallengeState.choices,
+            "types": ChallengeType.choices,
+            "chosen": {"state": state, "type": kind, "section": section, "market": market},
+        },
+    )
+
+
+@require_safe
+def challenge_detail(request, pk):
+    try:
+        challenge = challenge_public_get(pk)
+    except Challenge.DoesNotExist as missing:
+        raise Http404 from missing
+    return render(request, "submissions/challenge_detail.html", {"challenge": challenge})

@@ -1,0 +1,278 @@
+"""Challenges: typed evidence, the recompute job, the workflow, privacy and inert text."""
+
+import copy
+import json
+
+import pytest
+from django.core import mail
+from django.utils import translation
+
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from submissions.challenges import (
+    TRANSITIONS,
+    challenge_confirm,
+    challenge_file,
+    challenge_transition,
+    confirmation_token,
+)
+from submissions.models import Challenge, ChallengeEvent, ChallengeState
+
+pytestmark = pytest.mark.django_db
+
+BASE = {
+    "edition": "preview-0.1",
+    "section_id": "world-first-claim",
+    "challenge_type": "method",
+    "what_is_wrong": "The scope claim overlooks an earlier benchmark.",
+    "proposed_replacement": "Narrow the claim to outcome-verified execution.",
+    "citations": [{"source": "https://example.org/paper", "accessed": "2026-11-20"}],
+    "contact_email": "Challenger@Example.org",
+    "language": "en",
+}
+
+
+@pytest.fixture
+def eager():
+    from django.conf import settings
+
+    from mica.celery import app
+
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+
+
+def payload(**changes):
+    data = copy.deepcopy(BASE)
+    data.update(changes)
+    return data
+
+
+def test_a_sound_method_challenge_is_received_privately_and_mailed(
+    client, canonical_content, eager, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/api/v1/challenges/", json.dumps(payload()), content_type="application/json"
+        )
+    assert response.status_code == 201
+    challenge = Challenge.objects.get()
+    assert challenge.state == ChallengeState.RECEIVED
+    assert challenge.contact_email == "challenger@example.org"
+    assert len(mail.outbox) == 1 and "/submit/challenge/confirm/" in mail.outbox[0].body
+    assert client.get(f"/challenges/{challenge.pk}/").status_code == 404
+    assert client.get("/api/v1/challenges/").json()["results"] == []
+    assert "challenger@example.org" not in client.get("/challenges/").text
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"section_id": "no-such-section"}, "section_id"),
+        ({"edition": "preview-9"}, "edition"),
+        ({"citations": []}, "citations"),
+        ({"challenge_type": "locality", "market": "KR", "convention": "x"}, "channel"),
+        (
+            {
+                "challenge_type": "locality",
+                "market": "KR",
+                "channel": "app",
+                "convention": "x",
+                "situation_id": "jp-kana-name-fields",
+            },
+            "situation_id",
+        ),
+        (
+            {"challenge_type": "scoring", "claimed_metric": "accuracy", "claimed_value": 0.5},
+            "scoring_inputs",
+        ),
+        ({"contact_email": "not-an-address"}, "contact_email"),
+        ({"what_is_wrong": "x" * 20_001}, "what_is_wrong"),
+    ],
+)
+def test_each_rule_alone_is_a_field_error(canonical_content, changes, field):
+    with pytest.raises(ValidationFailed) as refused:
+        challenge_file(payload=payload(**changes))
+    assert field in refused.value.field_errors
+    assert not Challenge.objects.exists()
+
+
+def test_errors_come_in_the_submitters_language(client, canonical_content):
+    response = client.post(
+        "/ko/submit/challenge/",
+        {
+            "section_id": "no-such-section",
+            "challenge_type": "method",
+            "what_is_wrong": "x",
+            "proposed_replacement": "y",
+            "contact_email": "a@example.org",
+        },
+    )
+    assert response.status_code == 400
+    assert "섹션" in response.text and not Challenge.objects.exists()
+
+
+def test_the_form_files_a_challenge_and_ignores_robots(client, canonical_content):
+    form = {
+        "section_id": "world-first-claim",
+        "challenge_type": "editorial",
+        "what_is_wrong": "Typo.",
+        "proposed_replacement": "Fix it.",
+        "contact_email": "a@example.org",
+        "idempotency_key": "form-key-1",
+    }
+    assert client.post("/submit/challenge/", {**form, "website": "spam"}).status_code == 200
+    assert not Challenge.objects.exists()
+    assert client.post("/submit/challenge/", form).status_code == 302
+    assert client.post("/submit/challenge/", form).status_code == 302  # a retry
+    assert Challenge.objects.count() == 1
+
+
+@pytest.mark.parametrize("claimed, reproduced", [(0.75, True), (0.8, False)])
+def test_scoring_challenges_recompute_themselves(
+    canonical_content, eager, claimed, reproduced, django_capture_on_commit_callbacks
+):
+    scoring_payload = payload(
+        challenge_type="scoring",
+        citations=[],
+        claimed_metric="accuracy",
+        claimed_value=claimed,
+        scoring_inputs={
+            "eligible_runs": 4,
+            "successes": 3,
+            "success_latencies_seconds": [10, 20, 30],
+            "total_cost_usd": "0.3",
+        },
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge, _created = challenge_file(payload=scoring_payload)
+    challenge.refresh_from_db()
+    assert challenge.recompute["recomputed"] == 0.75
+    assert challenge.recompute["reproduced"] is reproduced
+
+
+def confirmed_challenge():
+    challenge, _created = challenge_file(payload=payload())
+    challenge_confirm(token=confirmation_token(challenge))
+    return challenge
+
+
+@pytest.mark.parametrize("state", list(ChallengeState))
+@pytest.mark.parametrize("action", sorted({a for _s, a in TRANSITIONS}))
+def test_every_workflow_pair(canonical_content, state, action):
+    from django.contrib.auth.models import User
+
+    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
+    challenge = confirmed_challenge()
+    Challenge.objects.filter(pk=challenge.pk).update(state=state)
+    move = TRANSITIONS.get((state, action))
+    actor = None if action == "withdraw" else lead
+    if move is None:
+        with pytest.raises(InvalidTransition):
+            challenge_transition(challenge_id=challenge.pk, action=action, reason="r", actor=actor)
+    else:
+        moved = challenge_transition(
+            challenge_id=challenge.pk, action=action, reason="Because.", actor=actor
+        )
+        assert moved.state == move[0]
+        assert ChallengeEvent.objects.filter(challenge=challenge, action=action).exists()
+
+
+def test_roles_reasons_and_confirmation_are_required(canonical_content):
+    from django.contrib.auth.models import User
+
+    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
+    challenge, _created = challenge_file(payload=payload())
+    with pytest.raises(ValidationFailed):
+        challenge_transition(
+            challenge_id=challenge.pk, action="screen", reason="ok", actor=editor
+        )  # the address is not confirmed yet
+    challenge_confirm(token=confirmation_token(challenge))
+    with pytest.raises(ValidationFailed):
+        challenge_transition(challenge_id=challenge.pk, action="screen", reason=" ", actor=editor)
+    challenge_transition(
+        challenge_id=challenge.pk, action="screen", reason="In scope.", actor=editor
+    )
+    challenge_transition(
+        challenge_id=challenge.pk, action="triage", reason="Method lead.", actor=editor
+    )
+    with pytest.raises(PermissionRefused):
+        challenge_transition(
+            challenge_id=challenge.pk, action="accept", reason="Yes.", actor=editor
+        )
+    with pytest.raises(ValidationFailed):
+        challenge_confirm(token="forged:token")
+
+
+def test_a_screened_challenge_is_public_and_marks_its_claim(client, canonical_content):
+    from django.contrib.auth.models import User
+
+    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
+    challenge = confirmed_challenge()
+    challenge_transition(
+        challenge_id=challenge.pk, action="screen", reason="In scope.", actor=editor
+    )
+    assert client.get(f"/challenges/{challenge.pk}/").status_code == 200
+    assert client.get(f"/ko/challenges/{challenge.pk}/").status_code == 200
+    page = client.get("/methodology/").text
+    assert f'href="/challenges/{challenge.pk}/"' in page and "Under challenge" in page
+    register = client.get("/challenges/?state=screened&type=method").text
+    assert f"#{challenge.pk}" in register
+
+
+def test_script_and_html_are_inert(client, canonical_content):
+    from django.contrib.auth.models import User
+
+    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
+    challenge, _created = challenge_file(
+        payload=payload(
+            what_is_wrong='<script>alert("x")</script><img src=x onerror=alert(1)>',
+            public_name="<b>bold</b>",
+        )
+    )
+    challenge_confirm(token=confirmation_token(challenge))
+    challenge_transition(
+        challenge_id=challenge.pk, action="screen", reason="<i>ok</i>", actor=editor
+    )
+    for path in [f"/challenges/{challenge.pk}/", f"/ko/challenges/{challenge.pk}/", "/challenges/"]:
+        body = client.get(path).content.decode()
+        assert "<script>alert" not in body and "<img src=x" not in body and "<b>bold" not in body
+    assert "&lt;script&gt;" in client.get(f"/challenges/{challenge.pk}/").content.decode()
+    # The API returns the text as data, never as markup.
+    api = client.get("/api/v1/challenges/")
+    assert api["Content-Type"] == "application/json"
+    assert api.json()["results"][0]["what_is_wrong"].startswith("<script>")
+
+
+def test_unknown_or_hostile_challenge_paths(client, canonical_content):
+    for path in [
+        "/challenges/0/",
+        "/challenges/99999999999999999999/",
+        "/challenges/abc/",
+        "/submit/challenge/confirm/%00/",
+        "/challenges/?state=%00&market=ZZZZ",
+    ]:
+        assert client.get(path).status_code in (200, 400, 404)
+    with translation.override("ko"):
+        assert client.get("/ko/submit/challenge/confirm/nonsense/").status_code == 400
+
+
+def test_the_admin_triage_queue_shows_ages_and_decides(client, canonical_content):
+    from django.contrib.auth.models import User
+
+    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
+    client.force_login(lead)
+    challenge = confirmed_challenge()
+    queue = client.get("/admin/submissions/challenge/")
+    assert queue.status_code == 200 and "minute" in queue.text
+    client.post(
+        f"/admin/submissions/challenge/{challenge.pk}/change/",
+        {
+            "decision": "screen",
+            "reason": "In scope.",
+            "events-TOTAL_FORMS": "0",
+            "events-INITIAL_FORMS": "0",
+        },
+    )
+    challenge.refresh_from_db()
+    assert challenge.state == ChallengeState.SCREENED
