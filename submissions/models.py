@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Track(models.TextChoices):
@@ -236,7 +237,7 @@ class EvidenceRecord(models.Model):
 
 
 class ChallengeType(models.TextChoices):
-    METHOD = "method", _("Method")
+    METHOD = "method", pgettext_lazy("challenge type", "Method")
     LOCALITY = "locality", _("Locality")
     SCORING = "scoring", _("Scoring")
     EDITORIAL = "editorial", _("Editorial")

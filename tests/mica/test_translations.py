@@ -21,7 +21,7 @@ def po_entries_of(text):
         flags = " ".join(line for line in lines if line.startswith("#,"))
         fields, current = {}, None
         for line in lines:
-            if line.startswith(("msgid ", "msgid_plural ", "msgstr ", "msgstr[0] ")):
+            if line.startswith(("msgctxt ", "msgid ", "msgid_plural ", "msgstr ", "msgstr[0] ")):
                 keyword, _, line = line.partition(" ")
                 current = {"msgstr[0]": "msgstr"}.get(keyword, keyword)
                 fields[current] = ""
@@ -30,6 +30,8 @@ def po_entries_of(text):
         if fields.get("msgid"):
             if "msgid_plural" in fields:
                 flags += " plural:" + fields["msgid_plural"]
+            if "msgctxt" in fields:
+                flags += " context:" + fields["msgctxt"]
             entries.append((fields["msgid"], fields.get("msgstr", ""), flags))
     return entries
 
@@ -48,6 +50,8 @@ def test_compiled_catalogue_matches_the_po_file():
         catalogue = gettext.GNUTranslations(handle)
 
     def compiled(msgid, flags):
+        if " context:" in flags:
+            return catalogue.pgettext(flags.split(" context:", 1)[1], msgid)
         if " plural:" in flags:
             return catalogue.ngettext(msgid, flags.split(" plural:", 1)[1], 1)
         return catalogue.gettext(msgid)
