@@ -12,8 +12,8 @@ def test_challenge_form_and_its_error_state(page, site):
         page.goto(f"{site}{prefix}/submit/challenge/?section=world-first-claim")
         assert_accessible(page)
         assert page.locator("#id_section_id").input_value() == "world-first-claim"
-        page.get_by_role("button").last.click()
-        page.wait_for_load_state()
+        with page.expect_navigation():
+            page.get_by_role("button").last.click()
         assert page.locator("[role=alert]").count() == 1
         assert_accessible(page)
         page.goto(f"{site}{prefix}/submit/")
@@ -29,7 +29,7 @@ def test_filing_by_keyboard(page, site):
     page.fill("#id_proposed_replacement", "Say it once.")
     page.fill("#id_contact_email", "reader@example.org")
     page.focus("#id_contact_email")
-    page.keyboard.press("Enter")
-    page.wait_for_load_state()
-    assert "/submit/challenge/filed/" in page.url
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert "/submit/challenge/filed/" in page.url, page.content()[:2000]
     assert_accessible(page)
