@@ -76,3 +76,33 @@ class GateCell(models.Model):
             f"{self.snapshot.system.slug}--{self.snapshot.version}--"
             f"{self.market.code.lower()}--{self.family.slug}"
         )
+
+
+class Correction(models.Model):
+    """An accepted correction, shown wherever its claim is shown, as prominently."""
+
+    edition = models.ForeignKey(
+        "methodology.Edition",
+        on_delete=models.PROTECT,
+        related_name="corrections",
+        verbose_name=_("edition"),
+    )
+    section_id = models.SlugField(_("section id"), max_length=120)
+    challenge = models.OneToOneField(
+        "submissions.Challenge",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="correction",
+        verbose_name=_("challenge"),
+    )
+    text = models.TextField(_("correction"))
+    decided_on = models.DateField(_("decided on"))
+
+    class Meta:
+        ordering = ["decided_on", "pk"]
+        verbose_name = _("correction")
+        verbose_name_plural = _("corrections")
+
+    def __str__(self):
+        return f"{self.section_id} · {self.decided_on}"

@@ -24,3 +24,13 @@ def cell_get(cell_id):
 
 def publishable_cells():
     return cell_list().filter(publication_eligible=True)
+
+
+def corrections_by_section(edition):
+    """section id -> its corrections, oldest first (one query)."""
+    from governance.models import Correction
+
+    index = {}
+    for correction in Correction.objects.filter(edition=edition).order_by("decided_on", "pk"):
+        index.setdefault(correction.section_id, []).append(correction)
+    return index

@@ -85,6 +85,12 @@ class ChallengeDecisionForm(forms.ModelForm):
         ],
     )
     reason = forms.CharField(label=_("Public reason"), required=False, widget=forms.Textarea)
+    correction_en = forms.CharField(
+        label=_("Correction (English), when accepting"), required=False, widget=forms.Textarea
+    )
+    correction_ko = forms.CharField(
+        label=_("Correction (Korean), when accepting"), required=False, widget=forms.Textarea
+    )
 
     class Meta:
         model = models.Challenge
@@ -142,6 +148,10 @@ class ChallengeAdmin(admin.ModelAdmin):
                 action=decision,
                 reason=form.cleaned_data.get("reason", ""),
                 actor=request.user,
+                correction={
+                    "en": form.cleaned_data.get("correction_en"),
+                    "ko": form.cleaned_data.get("correction_ko"),
+                },
             )
         except DomainError as refused:
             messages.error(request, refused.message)

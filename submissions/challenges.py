@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
+from governance.services import correction_record
 from markets.models import IntegrationSituation
 from mica import scoring
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
@@ -316,8 +317,12 @@ def _allowed(required, role):
     return role in ladder[required]
 
 
-def challenge_transition(*, challenge_id, action, reason, actor=None):
-    """Lock, check the table and the role, move, and log the public decision."""
+def challenge_transition(*, challenge_id, action, reason, actor=None, correction=None):
+    """Lock, check the table and the role, move, and log the public decision.
+
+    Accepting needs `correction` = {"en": ..., "ko": ...}: the corrected text is
+    recorded with the decision and shown wherever the claim is shown.
+    """
     if not plain(reason):
         raise ValidationFailed(
             _("Every decision needs a reason."), field_errors={"reason": [_("Give the reason.")]}
@@ -339,6 +344,11 @@ def challenge_transition(*, challenge_id, action, reason, actor=None):
         source = challenge.state
         challenge.state = target
         challenge.save(update_fields=["state"])
+        if action == "accept":
+            correction = correction or {}
+            correction_record(
+                challenge=challenge, text_en=correction.get("en"), text_ko=correction.get("ko")
+            )
         ChallengeEvent.objects.create(
             challenge=challenge,
             action=action,

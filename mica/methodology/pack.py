@@ -115,6 +115,9 @@ PLACEHOLDERS = frozenset(
     }
 )
 
+# An accepted correction prints under its claim, in every pack.
+CORRECTION_LABEL = {"en": "Correction", "ko": "정정"}
+
 CLAIM_KINDS = ("current-rule", "mica-policy", "external-evidence", "open-question")
 STATES = ("implemented", "planned")
 
@@ -309,6 +312,11 @@ def _render_items(w: _Writer, content: dict, chapter: dict, lang: str):
             line = f"- **[{w.text(kind_labels[item['kind']], lang)}] {term}.** {detail}"
             if item.get("refs"):
                 line += f" ({w.text(labels['see_refs'], lang)} {', '.join(item['refs'])})"
+            for correction in item.get("corrections", []):
+                line += (
+                    f"\n  - **{CORRECTION_LABEL[lang]} ({correction['date']}).** "
+                    f"{w.text(correction['text'], lang)}"
+                )
             group = "claim"
         elif item["type"] == "status":
             state = w.text(labels[item["state"]], lang)

@@ -38,6 +38,9 @@ def _item(reader, item, kinds, references):
         "refs": [references[key] for key in item.get("refs", []) if key in references],
         "link": item.get("link"),
         "link_label": reader.plain(item.get("link_label")) if item.get("link_label") else "",
+        "corrections": [
+            {"date": c["date"], "text": reader.html(c["text"])} for c in item.get("corrections", [])
+        ],
     }
 
 

@@ -2,6 +2,7 @@
 
 from django.db.models import Prefetch
 
+from governance.selectors import corrections_by_section
 from mica.methodology import models
 from mica.methodology.models import Edition, EditionStatus
 
@@ -38,7 +39,7 @@ def _drop_none(mapping):
     return {k: v for k, v in mapping.items() if v is not None}
 
 
-def _chapter_item(item):
+def _chapter_item(item, corrections=()):
     base = {
         "section_id": item.section_id,
         "type": item.item_type,
@@ -47,6 +48,10 @@ def _chapter_item(item):
     }
     if item.item_type == models.ItemType.CLAIM:
         base.update(kind=item.kind, refs=list(item.reference_keys))
+        if corrections:
+            base["corrections"] = [
+                {"date": c.decided_on.isoformat(), "text": _t(c, "text")} for c in corrections
+            ]
     elif item.item_type == models.ItemType.STATUS:
         base.update(state=item.state)
     elif item.link:
@@ -78,6 +83,7 @@ def glossary_list(edition):
 def pack_content(edition):
     """The edition's records in the dict shape mica.methodology.pack renders."""
     chapters = list(chapter_list(edition))
+    corrections = corrections_by_section(edition)
     groups = models.ReferenceGroup.objects.filter(edition=edition).select_related("chapter")
     contract = models.ContractSection.objects.filter(edition=edition).prefetch_related(
         Prefetch("items", queryset=models.ContractItem.objects.order_by("position", "pk"))
@@ -106,7 +112,9 @@ def pack_content(edition):
                     "lead": _t(c, "lead"),
                     "body": c.body,
                     "in_pack": c.in_pack,
-                    "items": [_chapter_item(i) for i in c.items.all()],
+                    "items": [
+                        _chapter_item(i, corrections.get(i.section_id, ())) for i in c.items.all()
+                    ],
                 }
             )
             for c in chapters

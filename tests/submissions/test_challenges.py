@@ -172,7 +172,11 @@ def test_every_workflow_pair(canonical_content, state, action):
             challenge_transition(challenge_id=challenge.pk, action=action, reason="r", actor=actor)
     else:
         moved = challenge_transition(
-            challenge_id=challenge.pk, action=action, reason="Because.", actor=actor
+            challenge_id=challenge.pk,
+            action=action,
+            reason="Because.",
+            actor=actor,
+            correction={"en": "Fixed.", "ko": "고쳤습니다."},
         )
         assert moved.state == move[0]
         assert ChallengeEvent.objects.filter(challenge=challenge, action=action).exists()
@@ -276,3 +280,47 @@ def test_the_admin_triage_queue_shows_ages_and_decides(client, canonical_content
     )
     challenge.refresh_from_db()
     assert challenge.state == ChallengeState.SCREENED
+
+
+def test_a_correction_appears_wherever_its_claim_appears(client, canonical_content):
+    """The parity walk: every place the claim is rendered carries its correction."""
+    from io import StringIO
+
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
+    challenge = confirmed_challenge()
+    for action in ("screen", "triage"):
+        challenge_transition(challenge_id=challenge.pk, action=action, reason="Yes.", actor=lead)
+    with pytest.raises(ValidationFailed):
+        challenge_transition(
+            challenge_id=challenge.pk,
+            action="accept",
+            reason="Right.",
+            actor=lead,
+            correction={"en": "Only English."},
+        )
+    challenge_transition(
+        challenge_id=challenge.pk,
+        action="accept",
+        reason="Right.",
+        actor=lead,
+        correction={
+            "en": "CORRECTED-EN the scope is narrower.",
+            "ko": "정정-KO 범위는 더 좁습니다.",
+        },
+    )
+    section = challenge.section_id
+    english_places = ["/methodology/", f"/methodology/claims/{section}/"]
+    korean_places = ["/ko/methodology/", f"/ko/methodology/claims/{section}/"]
+    for path in english_places:
+        assert "CORRECTED-EN" in client.get(path).text, path
+    for path in korean_places:
+        assert "정정-KO" in client.get(path).text, path
+    api = client.get("/api/v1/methodology/").content.decode()
+    assert "CORRECTED-EN" in api and "정정-KO" in api
+    for language, marker in (("en", "CORRECTED-EN"), ("ko", "정정-KO")):
+        out = StringIO()
+        call_command("export_methodology", "--lang", language, stdout=out)
+        assert marker in out.getvalue(), language
