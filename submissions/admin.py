@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from mica.errors import DomainError
 from submissions import models
 from submissions.challenges import challenge_transition
+from submissions.system_submissions import system_submission_decide
 
 
 @admin.register(models.System)
@@ -152,6 +153,44 @@ class ChallengeAdmin(admin.ModelAdmin):
                     "en": form.cleaned_data.get("correction_en"),
                     "ko": form.cleaned_data.get("correction_ko"),
                 },
+            )
+        except DomainError as refused:
+            messages.error(request, refused.message)
+
+
+class SystemSubmissionDecisionForm(forms.ModelForm):
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        required=False,
+        choices=[("", "—"), ("accept", _("Accept for evaluation")), ("decline", _("Decline"))],
+    )
+    reason = forms.CharField(label=_("Reason"), required=False, widget=forms.Textarea)
+
+    class Meta:
+        model = models.SystemSubmission
+        fields = []
+
+
+@admin.register(models.SystemSubmission)
+class SystemSubmissionAdmin(admin.ModelAdmin):
+    form = SystemSubmissionDecisionForm
+    list_display = ("__str__", "operator", "state", "received_at")
+    list_filter = ("state",)
+    readonly_fields = [f.name for f in models.SystemSubmission._meta.fields if f.name != "id"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        decision = form.cleaned_data.get("decision")
+        if not decision:
+            return
+        try:
+            system_submission_decide(
+                submission_id=obj.pk,
+                accept=decision == "accept",
+                reason=form.cleaned_data.get("reason", ""),
+                actor=request.user,
             )
         except DomainError as refused:
             messages.error(request, refused.message)

@@ -150,3 +150,56 @@ def _numbers(text):
             except ValueError:
                 values.append(part)  # the service names the bad value
     return values
+
+
+def _lines(text):
+    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
+class SystemSubmissionForm(forms.Form):
+    name = forms.CharField(label=_("System name"), max_length=120)
+    operator = forms.CharField(label=_("Operator"), max_length=120)
+    version = forms.CharField(label=_("Version"), max_length=60)
+    snapshot_date = forms.DateField(label=_("Snapshot date (YYYY-MM-DD)"))
+    orchestrator = forms.CharField(label=_("Orchestrator"), max_length=200)
+    routable_models = forms.CharField(
+        label=_("Every routable model, one per line"), widget=forms.Textarea(attrs={"rows": 3})
+    )
+    tools = forms.CharField(
+        label=_("Tools and APIs, one per line"), widget=forms.Textarea(attrs={"rows": 3})
+    )
+    memory = forms.CharField(
+        label=_("Memory behaviour"), widget=forms.Textarea(attrs={"rows": 3}), max_length=MAX_TEXT
+    )
+    markets = forms.MultipleChoiceField(
+        label=_("Markets in scope"), widget=forms.CheckboxSelectMultiple, choices=()
+    )
+    families = forms.MultipleChoiceField(
+        label=_("Task families in scope"), widget=forms.CheckboxSelectMultiple, choices=()
+    )
+    access = forms.CharField(
+        label=_("Access"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=MAX_TEXT,
+        help_text=_(
+            "How MICA-controlled accounts reach the system. Never send secrets, tokens or codes."
+        ),
+    )
+    evidence_plan = forms.CharField(
+        label=_("Evidence-trace plan"),
+        max_length=MAX_TEXT,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    contact_email = forms.EmailField(label=_("Contact e-mail"))
+
+    def __init__(self, *args, markets=(), families=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["markets"].choices = [(m.code, f"{m.code} · {m.name}") for m in markets]
+        self.fields["families"].choices = [(f.slug, f.label) for f in families]
+
+    def payload(self):
+        data = dict(self.cleaned_data)
+        data["routable_models"] = _lines(data["routable_models"])
+        data["tools"] = _lines(data["tools"])
+        data["snapshot_date"] = data["snapshot_date"].isoformat()
+        return data

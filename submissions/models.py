@@ -325,3 +325,49 @@ class ChallengeEvent(models.Model):
 
     def __str__(self):
         return f"{self.action}: {self.from_state} → {self.to_state}"
+
+
+class SubmissionState(models.TextChoices):
+    RECEIVED = "received", _("Received")
+    ACCEPTED = "accepted", _("Accepted for evaluation")
+    DECLINED = "declined", _("Declined")
+
+
+class SystemSubmission(models.Model):
+    """An operator's request to have a declared system snapshot evaluated."""
+
+    name = models.CharField(_("system name"), max_length=120)
+    operator = models.CharField(_("operator"), max_length=120)
+    version = models.CharField(_("version"), max_length=60)
+    snapshot_date = models.DateField(_("snapshot date"))
+    orchestrator = models.CharField(_("orchestrator"), max_length=200)
+    routable_models = models.JSONField(_("every routable model"), default=list)
+    tools = models.JSONField(_("tools and APIs"), default=list)
+    memory = models.TextField(_("memory behaviour"))
+    markets = models.JSONField(_("markets in scope"), default=list)
+    families = models.JSONField(_("task families in scope"), default=list)
+    market_capability = models.JSONField(_("market execution capability"), default=dict)
+    access = models.TextField(_("access"))
+    evidence_plan = models.TextField(_("evidence-trace plan"))
+    contact_email = models.EmailField(_("contact e-mail"))
+    state = models.CharField(
+        _("state"), max_length=10, choices=SubmissionState.choices, default=SubmissionState.RECEIVED
+    )
+    decision_reason = models.TextField(_("reason"), blank=True)
+    snapshot = models.OneToOneField(
+        SystemSnapshot,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="submission",
+        verbose_name=_("snapshot"),
+    )
+    received_at = models.DateTimeField(_("received"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-received_at"]
+        verbose_name = _("system submission")
+        verbose_name_plural = _("system submissions")
+
+    def __str__(self):
+        return f"{self.name} {self.version}"

@@ -13,6 +13,7 @@ urlpatterns = [
         views.challenge_confirmed,
         name="challenge-confirm",
     ),
+    path("submit/system/", views.system_new, name="system-new"),
     path("challenges/", views.challenge_list, name="challenges"),
     re_path(r"^challenges/(?P<pk>[0-9]{1,9})/$", views.challenge_detail, name="challenge"),
 ]

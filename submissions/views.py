@@ -4,13 +4,16 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
+from catalogue.selectors import family_list
 from governance.presenters import BLOCKER_SENTENCES
+from markets.selectors import market_list
 from mica.errors import DomainError
 from mica.methodology.selectors import edition_current
 from submissions.challenges import challenge_confirm, challenge_file
-from submissions.forms import ChallengeForm
+from submissions.forms import ChallengeForm, SystemSubmissionForm
 from submissions.models import Challenge, ChallengeState, ChallengeType, Verification
 from submissions.selectors import challenge_public_get, challenge_public_list, challenges_on_section
+from submissions.system_submissions import system_submission_file
 
 
 @require_safe
@@ -117,3 +120,24 @@ def challenge_detail(request, pk):
     except Challenge.DoesNotExist as missing:
         raise Http404 from missing
     return render(request, "submissions/challenge_detail.html", {"challenge": challenge})
+
+
+@require_http_methods(["GET", "POST"])
+def system_new(request):
+    options = {"markets": list(market_list()), "families": list(family_list())}
+    if request.method == "POST":
+        form = SystemSubmissionForm(request.POST, **options)
+        if form.is_valid():
+            try:
+                system_submission_file(payload=form.payload())
+            except DomainError as refused:
+                for field, messages in refused.field_errors.items():
+                    for message in _flat(messages):
+                        form.add_error(field if field in form.fields else None, message)
+            else:
+                return render(request, "submissions/system_received.html")
+    else:
+        form = SystemSubmissionForm(**options)
+    return render(
+        request, "submissions/system_form.html", {"form": form}, status=400 if form.errors else 200
+    )

@@ -5,6 +5,7 @@ from rest_framework.views import APIView
 
 from submissions.challenges import ChallengeSerializer, challenge_file
 from submissions.selectors import challenge_public_list
+from submissions.system_submissions import SystemSubmissionSerializer, system_submission_file
 
 
 def challenge_json(challenge):
@@ -55,3 +56,19 @@ class Challenges(APIView):
             },
             status=201 if created else 200,
         )
+
+
+class SystemSubmissions(APIView):
+    """Submit a declared system snapshot for evaluation."""
+
+    authentication_classes = []
+    permission_classes = []
+
+    @extend_schema(
+        summary="Submit a system snapshot for evaluation",
+        request=SystemSubmissionSerializer,
+        responses={201: OpenApiTypes.OBJECT},
+    )
+    def post(self, request):
+        submission = system_submission_file(payload=request.data)
+        return Response({"id": submission.pk, "state": submission.state}, status=201)

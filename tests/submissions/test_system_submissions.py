@@ -1,0 +1,87 @@
+"""System submissions: declared composition in, immutable snapshot out, no scores or money."""
+
+import json
+
+import pytest
+from django.contrib.auth.models import User
+
+from mica.errors import InvalidTransition, ValidationFailed
+from submissions.models import SubmissionState, SystemSnapshot, SystemSubmission
+from submissions.system_submissions import system_submission_decide, system_submission_file
+
+pytestmark = pytest.mark.django_db
+
+BASE = {
+    "name": "Harbor Agent",
+    "operator": "Harbor Labs",
+    "version": "3.0",
+    "snapshot_date": "2026-11-20",
+    "orchestrator": "harbor-orchestrator",
+    "routable_models": ["openai/gpt-x"],
+    "tools": ["browser"],
+    "memory": "Session only.",
+    "markets": ["KR", "JP"],
+    "families": ["email-calendar"],
+    "market_capability": {"KR": "signed-in web and app"},
+    "access": "MICA accounts.",
+    "evidence_plan": "Full invocation traces.",
+    "contact_email": "ops@harbor.example",
+}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"self_score": 97},
+        {"ranking": 1},
+        {"weighting": {"accuracy": 0.9}},
+        {"market_capability": {"KR": "x", "priority_fee": "100"}},
+        {"payment_reference": "x"},
+    ],
+)
+def test_score_ranking_weighting_and_payment_fields_are_refused(client, canonical_content, extra):
+    response = client.post(
+        "/api/v1/system-submissions/",
+        json.dumps({**BASE, **extra}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert not SystemSubmission.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"markets": ["ZZ"]}, "markets"),
+        ({"families": ["fishing"]}, "families"),
+        ({"routable_models": []}, "routable_models"),
+        ({"snapshot_date": "yesterday"}, "snapshot_date"),
+    ],
+)
+def test_each_field_rule(canonical_content, changes, field):
+    with pytest.raises(ValidationFailed) as refused:
+        system_submission_file(payload={**BASE, **changes})
+    assert field in refused.value.field_errors
+
+
+def test_accepting_creates_the_immutable_snapshot(client, canonical_content):
+    response = client.post(
+        "/api/v1/system-submissions/", json.dumps(BASE), content_type="application/json"
+    )
+    assert response.status_code == 201
+    staff = User.objects.create_user("staff", password="pw-for-tests-only", is_staff=True)
+    submission = SystemSubmission.objects.get()
+    decided = system_submission_decide(
+        submission_id=submission.pk, accept=True, reason="Complete declaration.", actor=staff
+    )
+    assert decided.state == SubmissionState.ACCEPTED
+    snapshot = SystemSnapshot.objects.get()
+    assert snapshot.routable_models == ["openai/gpt-x"] and snapshot.version == "3.0"
+    with pytest.raises(InvalidTransition):
+        system_submission_decide(submission_id=submission.pk, accept=False, reason="x", actor=staff)
+
+
+def test_the_form_in_korean_shows_field_errors(client, canonical_content):
+    response = client.post("/ko/submit/system/", {"name": "X"})
+    assert response.status_code == 400
+    assert "필수" in response.text or "입력" in response.text
