@@ -2,6 +2,7 @@ import uuid
 
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from catalogue.selectors import family_list
@@ -14,6 +15,7 @@ from submissions.forms import ChallengeForm, SystemSubmissionForm
 from submissions.models import Challenge, ChallengeState, ChallengeType, Verification
 from submissions.selectors import challenge_public_get, challenge_public_list, challenges_on_section
 from submissions.system_submissions import system_submission_file
+from submissions.throttle import client_address, intake_allowed
 
 
 @require_safe
@@ -34,7 +36,11 @@ def challenge_new(request):
     edition = edition_current()
     if request.method == "POST":
         form = ChallengeForm(request.POST)
-        if form.is_valid() and not form.cleaned_data.get("website"):
+        if form.is_valid() and not intake_allowed(
+            address=client_address(request), email=form.cleaned_data["contact_email"]
+        ):
+            form.add_error(None, _("Too many filings in the last hour; please try again later."))
+        elif form.is_valid() and not form.cleaned_data.get("website"):
             key = request.POST.get("idempotency_key") or uuid.uuid4().hex
             try:
                 challenge, _created = challenge_file(

@@ -132,3 +132,14 @@ def celery_worker(transactional_db, redis_broker, tmp_path):
         yield worker
     finally:
         worker.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_intake_limits(monkeypatch):
+    """Every test counts intake limits afresh (the shared Redis cache is never flushed:
+    it is also the broker)."""
+    import uuid
+
+    from submissions import throttle
+
+    monkeypatch.setattr(throttle, "NAMESPACE", f"test-{uuid.uuid4().hex}")

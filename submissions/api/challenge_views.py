@@ -1,11 +1,13 @@
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import Throttled
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from submissions.challenges import ChallengeSerializer, challenge_file
 from submissions.selectors import challenge_public_list
 from submissions.system_submissions import SystemSubmissionSerializer, system_submission_file
+from submissions.throttle import client_address, intake_allowed
 
 
 def challenge_json(challenge):
@@ -47,6 +49,10 @@ class Challenges(APIView):
     def post(self, request):
         if not isinstance(request.data, dict):
             return Response({"detail": "A challenge is a JSON object."}, status=400)
+        if not intake_allowed(
+            address=client_address(request), email=str(request.data.get("contact_email", ""))
+        ):
+            raise Throttled()
         challenge, created = challenge_file(payload=request.data)
         return Response(
             {
@@ -70,5 +76,8 @@ class SystemSubmissions(APIView):
         responses={201: OpenApiTypes.OBJECT},
     )
     def post(self, request):
+        email = request.data.get("contact_email", "") if isinstance(request.data, dict) else ""
+        if not intake_allowed(address=client_address(request), email=str(email)):
+            raise Throttled()
         submission = system_submission_file(payload=request.data)
         return Response({"id": submission.pk, "state": submission.state}, status=201)

@@ -324,3 +324,18 @@ def test_a_correction_appears_wherever_its_claim_appears(client, canonical_conte
         out = StringIO()
         call_command("export_methodology", "--lang", language, stdout=out)
         assert marker in out.getvalue(), language
+
+
+def test_a_flood_is_throttled_and_changes_no_public_page(client, canonical_content):
+    before = client.get("/challenges/").content
+    statuses = []
+    for n in range(12):
+        body = payload(idempotency_key=f"flood-{n}", contact_email="flood@example.org")
+        statuses.append(
+            client.post(
+                "/api/v1/challenges/", json.dumps(body), content_type="application/json"
+            ).status_code
+        )
+    assert statuses[:10] == [201] * 10 and statuses[10:] == [429, 429]
+    assert Challenge.objects.count() == 10
+    assert client.get("/challenges/").content == before
