@@ -194,3 +194,13 @@ class SystemSubmissionAdmin(admin.ModelAdmin):
             )
         except DomainError as refused:
             messages.error(request, refused.message)
+
+
+@admin.register(models.OutboxMessage)
+class OutboxMessageAdmin(admin.ModelAdmin):
+    list_display = ("to", "subject", "state", "attempts", "created_at", "sent_at")
+    list_filter = ("state",)
+    readonly_fields = [f.name for f in models.OutboxMessage._meta.fields if f.name != "id"]
+
+    def has_add_permission(self, request):
+        return False

@@ -18,6 +18,7 @@ from mica.jobs.services import job_run_enqueue
 from mica.methodology.models import Edition
 from mica.methodology.selectors import section_record_get
 from submissions.models import Challenge, ChallengeEvent, ChallengeState, ChallengeType
+from submissions.outbox import notify_editors_of_arrival, notify_state_change
 
 MAX_TEXT = 20_000
 MAX_CITATIONS = 20
@@ -219,9 +220,10 @@ def challenge_file(*, payload):
             )
     except IntegrityError:
         return Challenge.objects.get(idempotency_key=key), False
-    from submissions.tasks import recompute_scoring_challenge, send_challenge_confirmation
+    from submissions.tasks import challenge_confirmation, recompute_scoring_challenge
 
-    transaction.on_commit(lambda: send_challenge_confirmation.delay(challenge.pk))
+    challenge_confirmation(challenge)
+    notify_editors_of_arrival(challenge)
     if challenge.challenge_type == ChallengeType.SCORING:
         job_run_enqueue(task=recompute_scoring_challenge, arguments={"challenge_id": challenge.pk})
     return challenge, True
@@ -357,4 +359,5 @@ def challenge_transition(*, challenge_id, action, reason, actor=None, correction
             role=role,
             reason=plain(reason),
         )
+        notify_state_change(challenge, plain(reason))
     return challenge

@@ -371,3 +371,32 @@ class SystemSubmission(models.Model):
 
     def __str__(self):
         return f"{self.name} {self.version}"
+
+
+class OutboxState(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    SENT = "sent", _("Sent")
+    FAILED = "failed", _("Failed")
+
+
+class OutboxMessage(models.Model):
+    """A notification waiting to be mailed; kept, so nothing is lost when mail is down."""
+
+    to = models.EmailField(_("to"))
+    subject = models.CharField(_("subject"), max_length=200)
+    body = models.TextField(_("body"))
+    state = models.CharField(
+        _("state"), max_length=8, choices=OutboxState.choices, default=OutboxState.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    last_error = models.TextField(_("last error"), blank=True)
+    created_at = models.DateTimeField(_("queued"), auto_now_add=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("outbox message")
+        verbose_name_plural = _("outbox")
+
+    def __str__(self):
+        return f"{self.to}: {self.subject}"

@@ -18,31 +18,33 @@ def recompute_scoring_challenge(self, job_run_id):
 
 
 @shared_task(
-    name="submissions.tasks.send_challenge_confirmation",
+    name="submissions.tasks.outbox_send",
     autoretry_for=(OSError,),
     retry_backoff=True,
-    max_retries=5,
+    max_retries=8,
 )
-def send_challenge_confirmation(challenge_id):
-    """Mail the challenger the signed link that confirms their address (console by default)."""
+def outbox_send(message_id):
+    """Mail one outbox message; mail-server errors retry with backoff."""
+    from submissions.outbox import outbox_deliver
+
+    outbox_deliver(message_id)
+
+
+def challenge_confirmation(challenge):
+    """Queue the signed link that confirms the challenger's address."""
     from django.conf import settings
-    from django.core.mail import send_mail
     from django.urls import reverse
     from django.utils import translation
 
     from submissions.challenges import confirmation_token
-    from submissions.models import Challenge
+    from submissions.outbox import notify_challenger
 
-    challenge = Challenge.objects.get(pk=challenge_id)
-    if challenge.email_confirmed_at is not None:
-        return
     with translation.override(challenge.language):
         link = settings.SITE_URL + reverse(
             "submissions:challenge-confirm", args=[confirmation_token(challenge)]
         )
-        subject = translation.gettext("Confirm your MICA challenge #%(id)s") % {"id": challenge.pk}
         body = translation.gettext(
             "Open this link within seven days to confirm your address; the challenge is "
             "screened only after that:\n\n%(link)s"
         ) % {"link": link}
-    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [challenge.contact_email])
+    notify_challenger(challenge, body)

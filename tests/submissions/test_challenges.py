@@ -59,7 +59,7 @@ def test_a_sound_method_challenge_is_received_privately_and_mailed(
     challenge = Challenge.objects.get()
     assert challenge.state == ChallengeState.RECEIVED
     assert challenge.contact_email == "challenger@example.org"
-    assert len(mail.outbox) == 1 and "/submit/challenge/confirm/" in mail.outbox[0].body
+    assert "/submit/challenge/confirm/" in mail.outbox[0].body
     assert client.get(f"/challenges/{challenge.pk}/").status_code == 404
     assert client.get("/api/v1/challenges/").json()["results"] == []
     assert "challenger@example.org" not in client.get("/challenges/").text
@@ -339,3 +339,28 @@ def test_a_flood_is_throttled_and_changes_no_public_page(client, canonical_conte
     assert statuses[:10] == [201] * 10 and statuses[10:] == [429, 429]
     assert Challenge.objects.count() == 10
     assert client.get("/challenges/").content == before
+
+
+def test_notifications_go_through_the_persistent_outbox(
+    canonical_content, eager, django_capture_on_commit_callbacks
+):
+    from django.contrib.auth.models import User
+
+    from submissions.models import OutboxMessage, OutboxState
+
+    User.objects.create_user("editor", "editor@mica.example", "pw-for-tests-only", is_staff=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge, _created = challenge_file(payload=payload(language="ko"))
+    recipients = sorted(m.to for m in OutboxMessage.objects.all())
+    assert recipients == ["challenger@example.org", "editor@mica.example"]
+    assert all(m.state == OutboxState.SENT for m in OutboxMessage.objects.all())
+    korean = OutboxMessage.objects.get(to="challenger@example.org")
+    assert "MICA" in korean.subject and "/submit/challenge/confirm/" in korean.body
+    challenge_confirm(token=confirmation_token(challenge))
+    editor = User.objects.get(username="editor")
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge_transition(
+            challenge_id=challenge.pk, action="screen", reason="In scope.", actor=editor
+        )
+    assert OutboxMessage.objects.filter(to="challenger@example.org").count() == 2
+    assert len(mail.outbox) == 3

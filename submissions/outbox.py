@@ -1,0 +1,70 @@
+"""The persistent outbox: a message is a row first, then a job mails it with retries."""
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.mail import send_mail
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from submissions.models import OutboxMessage, OutboxState
+
+
+def outbox_queue(*, to, subject, body):
+    message = OutboxMessage.objects.create(to=to, subject=subject[:200], body=body)
+    from submissions.tasks import outbox_send
+
+    transaction.on_commit(lambda: outbox_send.delay(message.pk))
+    return message
+
+
+def outbox_deliver(message_id):
+    """Mail one message; a failure is recorded and raised so the job retries it."""
+    message = OutboxMessage.objects.get(pk=message_id)
+    if message.state == OutboxState.SENT:
+        return message
+    OutboxMessage.objects.filter(pk=message_id).update(attempts=message.attempts + 1)
+    try:
+        send_mail(message.subject, message.body, settings.DEFAULT_FROM_EMAIL, [message.to])
+    except OSError as error:
+        OutboxMessage.objects.filter(pk=message_id).update(
+            last_error=str(error)[:1000], state=OutboxState.FAILED
+        )
+        raise
+    OutboxMessage.objects.filter(pk=message_id).update(
+        state=OutboxState.SENT, sent_at=timezone.now(), last_error=""
+    )
+    return message
+
+
+def _challenge_link(challenge):
+    return settings.SITE_URL + reverse("submissions:challenge", args=[challenge.pk])
+
+
+def notify_challenger(challenge, body):
+    with translation.override(challenge.language):
+        subject = _("Your MICA challenge #%(id)s") % {"id": challenge.pk}
+        outbox_queue(to=challenge.contact_email, subject=subject, body=str(body))
+
+
+def notify_editors_of_arrival(challenge):
+    editors = get_user_model().objects.filter(is_staff=True, is_active=True).exclude(email="")
+    for editor in editors:
+        outbox_queue(
+            to=editor.email,
+            subject=f"New challenge #{challenge.pk} on {challenge.section_id}",
+            body=f"A {challenge.challenge_type} challenge arrived; it waits for the "
+            f"challenger's confirmation and your screening.\n"
+            f"{settings.SITE_URL}/admin/submissions/challenge/{challenge.pk}/change/",
+        )
+
+
+def notify_state_change(challenge, reason):
+    with translation.override(challenge.language):
+        body = _("Your challenge is now: %(state)s.\nReason: %(reason)s\n%(link)s") % {
+            "state": challenge.get_state_display(),
+            "reason": reason,
+            "link": _challenge_link(challenge),
+        }
+    notify_challenger(challenge, body)
