@@ -33,3 +33,27 @@ def test_filing_by_keyboard(page, site):
         page.keyboard.press("Enter")
     assert "/submit/challenge/filed/" in page.url, page.content()[:2000]
     assert_accessible(page)
+
+
+def test_a_screened_challenge_page(page, site):
+    from django.contrib.auth.models import User
+
+    from submissions.challenges import (
+        challenge_confirm,
+        challenge_file,
+        challenge_transition,
+        confirmation_token,
+    )
+    from tests.submissions.test_challenges import payload
+
+    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
+    challenge, _created = challenge_file(payload=payload(what_is_wrong="<b>not bold</b>"))
+    challenge_confirm(token=confirmation_token(challenge))
+    challenge_transition(challenge_id=challenge.pk, action="screen", reason="In scope.",
+                         actor=editor)
+    for prefix in ("", "/ko"):
+        page.goto(f"{site}{prefix}/challenges/{challenge.pk}/")
+        assert "<b>not bold</b>" in page.inner_text("main")
+        assert_accessible(page)
+        page.goto(f"{site}{prefix}/methodology/claims/{challenge.section_id}/")
+        assert_accessible(page)
