@@ -108,8 +108,25 @@ class ChallengeEventInline(admin.TabularInline):
         return False
 
 
+class DecisionAdmin(admin.ModelAdmin):
+    """Saving the change form applies the chosen decision through the service, never a
+    direct field write; a refusal is shown in the editor's language."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        decision = form.cleaned_data.get("decision")
+        if not decision:
+            return
+        try:
+            self.decide(request, obj, decision, form.cleaned_data)
+        except DomainError as refused:
+            messages.error(request, refused.message)
+
+
 @admin.register(models.Challenge)
-class ChallengeAdmin(admin.ModelAdmin):
+class ChallengeAdmin(DecisionAdmin):
     """The triage queue: oldest first, with each challenge's age."""
 
     form = ChallengeDecisionForm
@@ -136,26 +153,14 @@ class ChallengeAdmin(admin.ModelAdmin):
     def age(self, obj):
         return timesince(obj.received_at)
 
-    def has_add_permission(self, request):
-        return False
-
-    def save_model(self, request, obj, form, change):
-        decision = form.cleaned_data.get("decision")
-        if not decision:
-            return
-        try:
-            challenge_transition(
-                challenge_id=obj.pk,
-                action=decision,
-                reason=form.cleaned_data.get("reason", ""),
-                actor=request.user,
-                correction={
-                    "en": form.cleaned_data.get("correction_en"),
-                    "ko": form.cleaned_data.get("correction_ko"),
-                },
-            )
-        except DomainError as refused:
-            messages.error(request, refused.message)
+    def decide(self, request, obj, decision, data):
+        challenge_transition(
+            challenge_id=obj.pk,
+            action=decision,
+            reason=data.get("reason", ""),
+            actor=request.user,
+            correction={"en": data.get("correction_en"), "ko": data.get("correction_ko")},
+        )
 
 
 class SystemSubmissionDecisionForm(forms.ModelForm):
@@ -172,28 +177,19 @@ class SystemSubmissionDecisionForm(forms.ModelForm):
 
 
 @admin.register(models.SystemSubmission)
-class SystemSubmissionAdmin(admin.ModelAdmin):
+class SystemSubmissionAdmin(DecisionAdmin):
     form = SystemSubmissionDecisionForm
     list_display = ("__str__", "operator", "state", "received_at")
     list_filter = ("state",)
     readonly_fields = [f.name for f in models.SystemSubmission._meta.fields if f.name != "id"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def save_model(self, request, obj, form, change):
-        decision = form.cleaned_data.get("decision")
-        if not decision:
-            return
-        try:
-            system_submission_decide(
-                submission_id=obj.pk,
-                accept=decision == "accept",
-                reason=form.cleaned_data.get("reason", ""),
-                actor=request.user,
-            )
-        except DomainError as refused:
-            messages.error(request, refused.message)
+    def decide(self, request, obj, decision, data):
+        system_submission_decide(
+            submission_id=obj.pk,
+            accept=decision == "accept",
+            reason=data.get("reason", ""),
+            actor=request.user,
+        )
 
 
 @admin.register(models.OutboxMessage)

@@ -49,8 +49,9 @@ def test_a_screened_challenge_page(page, site):
     editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
     challenge, _created = challenge_file(payload=payload(what_is_wrong="<b>not bold</b>"))
     challenge_confirm(token=confirmation_token(challenge))
-    challenge_transition(challenge_id=challenge.pk, action="screen", reason="In scope.",
-                         actor=editor)
+    challenge_transition(
+        challenge_id=challenge.pk, action="screen", reason="In scope.", actor=editor
+    )
     for prefix in ("", "/ko"):
         page.goto(f"{site}{prefix}/challenges/{challenge.pk}/")
         assert "<b>not bold</b>" in page.inner_text("main")

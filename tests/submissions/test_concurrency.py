@@ -18,8 +18,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 def file_one(n):
     try:
         body = payload(idempotency_key=f"burst-{n}", contact_email=f"c{n}@example.org")
-        return Client().post("/api/v1/challenges/", json.dumps(body),
-                             content_type="application/json").status_code
+        return (
+            Client()
+            .post("/api/v1/challenges/", json.dumps(body), content_type="application/json")
+            .status_code
+        )
     finally:
         connection.close()
 

@@ -85,3 +85,23 @@ def test_the_form_in_korean_shows_field_errors(client, canonical_content):
     response = client.post("/ko/submit/system/", {"name": "X"})
     assert response.status_code == 400
     assert "필수" in response.text or "입력" in response.text
+
+
+def test_staff_decide_in_the_admin(client, canonical_content):
+    submission = system_submission_file(payload=BASE)
+    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    client.force_login(lead)
+    refused = client.post(
+        f"/ko/admin/submissions/systemsubmission/{submission.pk}/change/",
+        {"decision": "accept", "reason": ""},
+        follow=True,
+    )
+    assert "사유" in refused.text
+    submission.refresh_from_db()
+    assert submission.state == SubmissionState.RECEIVED
+    client.post(
+        f"/admin/submissions/systemsubmission/{submission.pk}/change/",
+        {"decision": "accept", "reason": "Complete."},
+    )
+    submission.refresh_from_db()
+    assert submission.state == SubmissionState.ACCEPTED and submission.snapshot is not None
