@@ -106,3 +106,148 @@ class Correction(models.Model):
 
     def __str__(self):
         return f"{self.section_id} · {self.decided_on}"
+
+
+class DisclosureCategory(models.TextChoices):
+    OPERATOR = "operator", _("Operator")
+    DECISION_RIGHTS = "decision-rights", _("Decision rights")
+    FUNDING = "funding", _("Funding and its terms")
+    PAID_TASK_AUTHORS = "paid-task-authors", _("Paid task-author relationships")
+    VENDOR_RELATIONSHIPS = "vendor-relationships", _("Vendor relationships")
+    CONFLICTS = "conflicts-of-interest", _("Conflicts of interest")
+    PUBLICATION_PROCESS = "publication-process", _("Publication process")
+    CORRECTIONS_AND_APPEALS = "corrections-and-appeals", _("Corrections and appeals")
+
+
+class DisclosureBasis(models.TextChoices):
+    SELF_DECLARED = "self-declared", _("Self-declared")
+    VERIFIED = "verified", _("Verified")
+
+
+class DisclosureStatement(models.Model):
+    """One statement of the disclosure register. A change is a new statement that
+    supersedes this one; the old one stays public as history."""
+
+    key = models.SlugField(_("key"), max_length=60)
+    category = models.CharField(_("category"), max_length=30, choices=DisclosureCategory.choices)
+    title = models.CharField(_("title"), max_length=200)
+    statement = models.TextField(_("statement"))
+    basis = models.CharField(_("basis"), max_length=14, choices=DisclosureBasis.choices)
+    confirmed_on = models.DateField(_("last confirmed"))
+    confirm_every_days = models.PositiveIntegerField(_("confirm every (days)"), default=180)
+    amount_min = models.DecimalField(
+        _("amount band from"), max_digits=14, decimal_places=2, null=True, blank=True
+    )
+    amount_max = models.DecimalField(
+        _("amount band to"), max_digits=14, decimal_places=2, null=True, blank=True
+    )
+    amount_currency = models.CharField(_("currency"), max_length=3, blank=True)
+    amount_period = models.CharField(_("period"), max_length=20, blank=True)
+    supersedes = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="superseded_by",
+        verbose_name=_("supersedes"),
+    )
+    superseded_at = models.DateTimeField(_("superseded"), null=True, blank=True)
+    created_at = models.DateTimeField(_("stated"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["category", "key", "-created_at"]
+        verbose_name = _("disclosure statement")
+        verbose_name_plural = _("disclosure register")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["key"],
+                condition=Q(superseded_at__isnull=True),
+                name="one_current_statement_per_key",
+            ),
+            models.CheckConstraint(
+                name="amount_band_is_complete",
+                condition=Q(amount_min__isnull=True, amount_max__isnull=True)
+                | Q(
+                    amount_min__isnull=False,
+                    amount_max__isnull=False,
+                    amount_min__lte=models.F("amount_max"),
+                ),
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.key} · {self.created_at:%Y-%m-%d}" if self.created_at else self.key
+
+
+class DecisionRight(models.Model):
+    key = models.SlugField(_("key"), max_length=60, unique=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=1)
+    right = models.CharField(_("right"), max_length=200)
+    holder = models.CharField(_("held by"), max_length=200)
+    independently_held = models.BooleanField(_("independently held today"), default=False)
+    note = models.TextField(_("note"), blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        verbose_name = _("decision right")
+        verbose_name_plural = _("decision rights")
+
+    def __str__(self):
+        return self.key
+
+
+class Refusal(models.Model):
+    key = models.SlugField(_("key"), max_length=60, unique=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=1)
+    text = models.TextField(_("text"))
+
+    class Meta:
+        ordering = ["position"]
+        verbose_name = _("refusal")
+        verbose_name_plural = _("refusals")
+
+    def __str__(self):
+        return self.key
+
+
+class IndependenceItem(models.Model):
+    key = models.SlugField(_("key"), max_length=60, unique=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=1)
+    title = models.CharField(_("title"), max_length=200)
+    detail = models.TextField(_("detail"))
+    status = models.CharField(
+        _("status"), max_length=10, choices=[("open", _("Open")), ("resolved", _("Resolved"))]
+    )
+
+    class Meta:
+        ordering = ["position"]
+        verbose_name = _("independence item")
+        verbose_name_plural = _("independence items")
+
+    def __str__(self):
+        return self.key
+
+
+class RoleDisclosure(models.Model):
+    role = models.CharField(
+        _("role"),
+        max_length=20,
+        unique=True,
+        choices=[
+            ("task-author", _("Task author")),
+            ("reviewer", _("Reviewer")),
+            ("evaluator", _("Evaluator")),
+            ("funder", _("Funder")),
+        ],
+    )
+    relationships = models.TextField(_("relationships to evaluated parties"))
+    holdout_access = models.BooleanField(_("holdout access"), default=False)
+    conflicts_declared = models.TextField(_("conflicts declared"))
+
+    class Meta:
+        ordering = ["role"]
+        verbose_name = _("role disclosure")
+        verbose_name_plural = _("role disclosures")
+
+    def __str__(self):
+        return self.role

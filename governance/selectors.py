@@ -1,4 +1,8 @@
-from governance.models import GateCell
+import datetime
+
+from django.utils import timezone
+
+from governance.models import Correction, DisclosureStatement, GateCell
 
 
 def cell_list():
@@ -28,9 +32,29 @@ def publishable_cells():
 
 def corrections_by_section(edition):
     """section id -> its corrections, oldest first (one query)."""
-    from governance.models import Correction
-
     index = {}
     for correction in Correction.objects.filter(edition=edition).order_by("decided_on", "pk"):
         index.setdefault(correction.section_id, []).append(correction)
     return index
+
+
+def disclosure_current():
+    return DisclosureStatement.objects.filter(superseded_at__isnull=True).order_by(
+        "category", "key"
+    )
+
+
+def disclosure_history():
+    return DisclosureStatement.objects.filter(superseded_at__isnull=False).order_by(
+        "key", "-superseded_at"
+    )
+
+
+def is_stale(statement, today=None):
+    """Past its confirmation date: flagged, never silently trusted."""
+    today = today or timezone.localdate()
+    return statement.confirmed_on + datetime.timedelta(days=statement.confirm_every_days) < today
+
+
+def correction_log():
+    return Correction.objects.select_related("edition", "challenge").order_by("-decided_on", "-pk")

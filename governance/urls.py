@@ -5,6 +5,7 @@ from governance import views
 app_name = "governance"
 
 urlpatterns = [
+    path("governance/", views.governance, name="governance"),
     path("results/", views.results, name="results"),
     path("systems/", views.system_list, name="systems"),
     re_path(r"^systems/(?P<slug>[a-z0-9-]{1,80})/$", views.system_detail, name="system"),

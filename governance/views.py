@@ -9,8 +9,21 @@ from django.views.decorators.http import require_safe
 from catalogue.selectors import family_list
 from governance import presenters
 from governance.aggregates import aggregate_view, canonical_tasks, snapshot_aggregates
-from governance.models import GateCell
-from governance.selectors import cell_get, cell_list
+from governance.models import (
+    DecisionRight,
+    GateCell,
+    IndependenceItem,
+    Refusal,
+    RoleDisclosure,
+)
+from governance.selectors import (
+    cell_get,
+    cell_list,
+    correction_log,
+    disclosure_current,
+    disclosure_history,
+    is_stale,
+)
 from markets.selectors import market_list
 from mica import scoring
 from submissions.models import Attempt, System, Verification
@@ -183,5 +196,23 @@ def evidence_detail(request, cell_id):
         {
             **presenters.cell_view(cell),
             "attempts": attempts,
+        },
+    )
+
+
+@require_safe
+def governance(request):
+    current = list(disclosure_current())
+    return render(
+        request,
+        "governance/governance.html",
+        {
+            "disclosures": [{"statement": s, "stale": is_stale(s)} for s in current],
+            "history": disclosure_history(),
+            "rights": DecisionRight.objects.all(),
+            "refusals": Refusal.objects.all(),
+            "independence": IndependenceItem.objects.all(),
+            "roles": RoleDisclosure.objects.all(),
+            "corrections": correction_log(),
         },
     )

@@ -24,6 +24,9 @@ API_ENDPOINTS = [
     ("glossary", "api-glossary"),
     ("facts", "api-facts"),
     ("cells", "api-cell-list"),
+    ("disclosures", "api-disclosures"),
+    ("decision-rights", "api-decision-rights"),
+    ("corrections", "api-corrections"),
 ]
 
 

@@ -270,4 +270,5 @@ CANONICAL_CONTENT_LOADERS = [
     ("methodology", "mica.methodology.content_loader.load"),
     ("markets", "markets.content_loader.load"),
     ("catalogue", "catalogue.content_loader.load"),
+    ("governance", "governance.content_loader.load"),
 ]

@@ -1,8 +1,8 @@
 from rest_framework import generics, serializers
 
-from governance.models import GateCell
+from governance.models import Correction, DecisionRight, DisclosureStatement, GateCell
 from governance.presenters import BLOCKER_SENTENCES
-from governance.selectors import cell_list
+from governance.selectors import cell_list, correction_log, is_stale
 
 
 class CellSerializer(serializers.ModelSerializer):
@@ -61,3 +61,89 @@ class CellList(generics.ListAPIView):
 
     def get_queryset(self):
         return cell_list()
+
+
+class _BilingualList(generics.ListAPIView):
+    pagination_class = None
+
+
+class DisclosureSerializer(serializers.ModelSerializer):
+    stale = serializers.SerializerMethodField()
+    supersedes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DisclosureStatement
+        fields = [
+            "key",
+            "category",
+            "title_en",
+            "title_ko",
+            "statement_en",
+            "statement_ko",
+            "basis",
+            "confirmed_on",
+            "confirm_every_days",
+            "stale",
+            "amount_min",
+            "amount_max",
+            "amount_currency",
+            "amount_period",
+            "created_at",
+            "superseded_at",
+            "supersedes",
+        ]
+
+    def get_stale(self, obj) -> bool:
+        return is_stale(obj)
+
+    def get_supersedes(self, obj) -> str | None:
+        return obj.supersedes.created_at.isoformat() if obj.supersedes_id else None
+
+
+class DisclosureList(_BilingualList):
+    """The disclosure register: current statements first, then the superseded history."""
+
+    serializer_class = DisclosureSerializer
+
+    def get_queryset(self):
+        return DisclosureStatement.objects.select_related("supersedes").order_by(
+            "superseded_at", "category", "key"
+        )
+
+
+class DecisionRightSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DecisionRight
+        fields = [
+            "key",
+            "right_en",
+            "right_ko",
+            "holder_en",
+            "holder_ko",
+            "independently_held",
+            "note_en",
+            "note_ko",
+        ]
+
+
+class DecisionRightList(_BilingualList):
+    serializer_class = DecisionRightSerializer
+
+    def get_queryset(self):
+        return DecisionRight.objects.all()
+
+
+class CorrectionSerializer(serializers.ModelSerializer):
+    edition = serializers.CharField(source="edition.slug")
+    challenge = serializers.IntegerField(source="challenge_id", allow_null=True)
+
+    class Meta:
+        model = Correction
+        fields = ["edition", "section_id", "text_en", "text_ko", "decided_on", "challenge"]
+
+
+class CorrectionList(_BilingualList):
+    serializer_class = CorrectionSerializer
+
+    def get_queryset(self):
+        return correction_log()

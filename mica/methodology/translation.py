@@ -1,5 +1,6 @@
 from modeltranslation.translator import TranslationOptions, register
 
+from mica.bilingual import register_bilingual
 from mica.methodology import models
 
 
@@ -9,28 +10,18 @@ class EditionTranslation(TranslationOptions):
     required_languages = ("en", "ko")
 
 
-def _register(model, fields, required=None):
-    options = type(
-        f"{model.__name__}Translation",
-        (TranslationOptions,),
-        {
-            "fields": fields,
-            "required_languages": {"en": required or fields, "ko": required or fields},
-        },
-    )
-    register(model)(options)
-
-
-_register(models.ReadingKind, ("label", "definition"))
-_register(models.Chapter, ("title", "lead"))
-_register(models.ChapterItem, ("term", "detail", "link_label"), required=("term", "detail"))
-_register(models.ReferenceGroup, ("title", "intro"), required=())
-_register(
+register_bilingual(models.ReadingKind, ("label", "definition"))
+register_bilingual(models.Chapter, ("title", "lead"))
+register_bilingual(
+    models.ChapterItem, ("term", "detail", "link_label"), required=("term", "detail")
+)
+register_bilingual(models.ReferenceGroup, ("title", "intro"), required=())
+register_bilingual(
     models.Reference,
     ("title", "subtitle", "venue", "borrowed", "not_adopted", "note"),
     required=("title",),
 )
-_register(models.GlossaryTerm, ("term", "definition"))
-_register(models.ContractSection, ("title", "eyebrow", "lead"), required=("title",))
-_register(models.ContractItem, ("term", "detail"), required=("detail",))
-_register(models.PolicyLine, ("term", "detail"))
+register_bilingual(models.GlossaryTerm, ("term", "definition"))
+register_bilingual(models.ContractSection, ("title", "eyebrow", "lead"), required=("title",))
+register_bilingual(models.ContractItem, ("term", "detail"), required=("detail",))
+register_bilingual(models.PolicyLine, ("term", "detail"))

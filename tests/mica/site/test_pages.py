@@ -67,7 +67,7 @@ def test_footer_indexes_existing_pages_only(client):
     assert 'href="/api/docs/"' in html
     assert 'href="/methodology/"' in html
     # Pages that later issues add are not linked before they exist.
-    assert 'href="/governance/"' not in html
+    assert 'href="/evaluate/"' not in html
 
 
 def test_api_docs_page_lists_operations_in_both_languages(client):
