@@ -6,3 +6,6 @@ class MethodologyConfig(AppConfig):
     name = "mica.methodology"
     label = "methodology"
     verbose_name = _("Methodology")
+
+    def ready(self):
+        from mica.methodology import signals  # noqa: F401  (a published edition is frozen)

@@ -95,3 +95,114 @@ def section_problems(edition):
             for field, messages in placeholder_errors(record).items():
                 problems.extend(f"{record.section_id}.{field}: {m}" for m in messages)
     return problems
+
+
+# --- Editions -----------------------------------------------------------------------
+
+
+def edition_start_draft(*, source, slug, label_en, label_ko):
+    """A new draft edition holding a copy of every methodology record of `source`."""
+    from django.db import transaction
+
+    with transaction.atomic():
+        draft = models.Edition.objects.create(
+            slug=slug,
+            version_label_en=label_en,
+            version_label_ko=label_ko,
+            pack_texts=source.pack_texts,
+            min_eligible_runs=source.min_eligible_runs,
+            min_coverage=source.min_coverage,
+            runs_per_task=source.runs_per_task,
+            max_ineligible_discard_rate=source.max_ineligible_discard_rate,
+        )
+        chapters, groups, sections = {}, {}, {}
+        for model in models.SECTION_MODELS:
+            for record in model.objects.filter(edition=source).order_by("pk"):
+                old_pk = record.pk
+                record.pk = None
+                record.edition = draft
+                if model is models.ChapterItem or model is models.ReferenceGroup:
+                    record.chapter = chapters[record.chapter_id]
+                if model is models.Reference:
+                    record.group = groups[record.group_id]
+                if model is models.ContractItem:
+                    record.contract_section = sections[record.contract_section_id]
+                record.save()
+                {
+                    models.Chapter: chapters,
+                    models.ReferenceGroup: groups,
+                    models.ContractSection: sections,
+                }.get(model, {})[old_pk] = record
+    return draft
+
+
+def edition_publication_refusals(edition):
+    """Every reason the edition cannot be published yet; empty when it can."""
+    from governance.models import Correction
+
+    refusals = []
+    for item in models.ChapterItem.objects.filter(edition=edition):
+        if not (item.term_ko and item.detail_ko):
+            refusals.append(
+                _("Claim %(id)s has no Korean text for its English source.")
+                % {"id": item.section_id}
+            )
+    current = {
+        i.section_id: i.detail_en for i in models.ChapterItem.objects.filter(edition=edition)
+    }
+    for correction in Correction.objects.exclude(edition=edition).select_related("edition"):
+        earlier = models.ChapterItem.objects.filter(
+            edition=correction.edition, section_id=correction.section_id
+        ).first()
+        if earlier and current.get(correction.section_id) == earlier.detail_en:
+            refusals.append(
+                _("The accepted correction of %(id)s is not incorporated yet.")
+                % {"id": correction.section_id}
+            )
+    if not _gate_dry_run_passes():
+        refusals.append(_("The publication gate dry-run failed."))
+    return refusals
+
+
+def _gate_dry_run_passes():
+    """Recompute every cell inside a transaction that is always rolled back."""
+    from django.db import transaction
+
+    from governance.gate import gate_recompute_all
+
+    class DryRun(Exception):
+        pass
+
+    try:
+        with transaction.atomic():
+            gate_recompute_all()
+            raise DryRun
+    except DryRun:
+        return True
+    except Exception:  # any failure of the recompute is a refusal, reported as such
+        return False
+
+
+def edition_publish(*, edition_id, actor):
+    from django.db import transaction
+    from django.utils import timezone
+
+    from mica.errors import PermissionRefused
+
+    if not (actor and actor.is_superuser):
+        raise PermissionRefused(_("Only the method lead publishes an edition."))
+    with transaction.atomic():
+        edition = models.Edition.objects.select_for_update().get(pk=edition_id)
+        require_draft(edition)
+        refusals = edition_publication_refusals(edition)
+        if refusals:
+            raise ValidationFailed(
+                _("The edition cannot be published yet."), field_errors={"edition": refusals}
+            )
+        models.Edition.objects.filter(status=models.EditionStatus.PUBLISHED).update(
+            status=models.EditionStatus.SUPERSEDED
+        )
+        edition.status = models.EditionStatus.PUBLISHED
+        edition.published_on = timezone.localdate()
+        edition.save()
+    return edition

@@ -4,7 +4,16 @@ from mica.methodology import views
 
 app_name = "methodology"
 
+EDITION = r"[a-z0-9.-]{1,40}"
+
 urlpatterns = [
+    path("editions/", views.edition_list, name="editions"),
+    re_path(rf"^editions/(?P<slug>{EDITION})/$", views.edition_detail, name="edition"),
+    re_path(
+        rf"^editions/(?P<older>{EDITION})/diff/(?P<newer>{EDITION})/$",
+        views.edition_diff_page,
+        name="edition-diff",
+    ),
     path("methodology/", views.methodology, name="methodology"),
     re_path(
         r"^methodology/claims/(?P<section_id>[a-z0-9]+(?:-[a-z0-9]+)*)/$", views.claim, name="claim"

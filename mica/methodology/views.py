@@ -4,14 +4,20 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 from django.views.decorators.http import require_safe
 
+from mica.methodology.diff import edition_diff
 from mica.methodology.exports import methodology_pack, pack_filename
 from mica.methodology.facts import live_facts
+from mica.methodology.models import Edition
 from mica.methodology.presenters import methodology_view
 from mica.methodology.selectors import edition_current, pack_content, section_record_get
+from mica.methodology.selectors import edition_list as edition_list_q
 
 
-def _edition_or_404():
-    edition = edition_current()
+def _edition_or_404(slug=None):
+    if slug is None:
+        edition = edition_current()
+    else:
+        edition = Edition.objects.filter(slug=slug).first()
     if edition is None:
         raise Http404
     return edition
@@ -112,11 +118,42 @@ def _find(view, section_id):
 
 @require_safe
 def download(request, slug, language):
-    edition = _edition_or_404()
-    if slug != edition.slug:
-        raise Http404
+    edition = _edition_or_404(slug)
     response = HttpResponse(
         methodology_pack(edition, language), content_type="text/markdown; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{pack_filename(edition, language)}"'
     return response
+
+
+@require_safe
+def edition_list(request):
+    return render(request, "methodology/edition_list.html", {"editions": edition_list_q()})
+
+
+@require_safe
+def edition_detail(request, slug):
+    edition = _edition_or_404(slug)
+    view = methodology_view(pack_content(edition), live_facts(edition), translation.get_language())
+    return render(
+        request,
+        "methodology/methodology.html",
+        {
+            "edition": edition,
+            "page": view,
+            "archive": True,
+            "downloads": [(lang, pack_filename(edition, lang)) for lang in ("en", "ko")],
+            "challenge_base": None,
+            "under_challenge": {},
+        },
+    )
+
+
+@require_safe
+def edition_diff_page(request, older, newer):
+    diff = edition_diff(_edition_or_404(older), _edition_or_404(newer))
+    return render(
+        request,
+        "methodology/edition_diff.html",
+        {"diff": diff, "language": translation.get_language()},
+    )

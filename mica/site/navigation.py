@@ -27,6 +27,7 @@ PAGES = [
     PageEntry("governance:systems", _("Systems")),
     PageEntry("governance:evidence", _("Evidence")),
     PageEntry("submissions:submit", _("Submit")),
+    PageEntry("methodology:editions", _("Editions"), primary=False),
     PageEntry("submissions:challenges", _("Challenges"), primary=False),
     PageEntry("governance:governance", _("Governance"), primary=False),
     PageEntry("site:downloads", _("Downloads"), primary=False),

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mica.methodology.diff import edition_diff
 from mica.methodology.facts import live_facts
 from mica.methodology.models import Edition
 from mica.methodology.pack import fill_placeholders
@@ -109,3 +110,15 @@ class Facts(_CurrentEditionView):
     def get(self, request):
         edition = self.edition()
         return Response({"edition": edition.slug, "facts": live_facts(edition)})
+
+
+@extend_schema(
+    summary="Claims added, changed and retracted between two editions",
+    responses=OpenApiTypes.OBJECT,
+)
+class EditionDiff(APIView):
+    def get(self, request, older, newer):
+        editions = {e.slug: e for e in Edition.objects.filter(slug__in=[older, newer])}
+        if older not in editions or newer not in editions:
+            raise Http404
+        return Response(edition_diff(editions[older], editions[newer]))

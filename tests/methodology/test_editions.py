@@ -1,0 +1,117 @@
+"""Editions: a draft copy, publishing with its refusals, immutability, archive and diff."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from mica.errors import ValidationFailed
+from mica.methodology.models import ChapterItem, Edition
+from mica.methodology.services import edition_publish, edition_start_draft
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def lead(canonical_content):
+    return User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+
+
+@pytest.fixture
+def pair(lead):
+    """Preview 0.1 published, and a draft 0.2 with one claim changed, added and retracted."""
+    older = Edition.objects.get(slug="preview-0.1")
+    edition_publish(edition_id=older.pk, actor=lead)
+    newer = edition_start_draft(
+        source=older, slug="preview-0.2", label_en="Preview 0.2", label_ko="프리뷰 0.2"
+    )
+    claims = ChapterItem.objects.filter(edition=newer, item_type="claim").order_by("pk")
+    changed = claims[0]
+    changed.detail_en = changed.detail_en + " Narrowed."
+    changed.save()
+    retracted = claims[1].section_id
+    claims[1].delete()
+    added = ChapterItem.objects.get(pk=claims[2].pk)
+    added.pk, added.section_id = None, "a-new-claim"
+    added.save()
+    return older, newer, changed.section_id, retracted
+
+
+def test_the_draft_copies_every_record(pair):
+    older, newer, _changed, _retracted = pair
+    assert (
+        ChapterItem.objects.filter(edition=newer).count()
+        == ChapterItem.objects.filter(edition=older).count()
+    )
+
+
+def test_a_published_edition_refuses_every_save(pair, client, lead):
+    older, _newer, _changed, _retracted = pair
+    record = ChapterItem.objects.filter(edition=older).first()
+    client.force_login(lead)
+    client.post(f"/admin/methodology/chapteritem/{record.pk}/change/", {"detail_en": "x"})
+    assert ChapterItem.objects.get(pk=record.pk).detail_en != "x"
+    record.detail_en = "Rewritten after publication."
+    with pytest.raises(ValidationFailed):
+        record.save()
+    older.version_label_en = "Renamed"
+    with pytest.raises(ValidationFailed):
+        older.save()
+    # Last: a refused delete leaves the surrounding transaction unusable.
+    with pytest.raises(ValidationFailed):
+        record.delete()
+
+
+def test_the_diff_on_a_constructed_pair(pair, client):
+    older, newer, changed, retracted = pair
+    body = client.get(f"/api/v1/editions/{older.slug}/diff/{newer.slug}/").json()
+    assert [c["section_id"] for c in body["added"]] == ["a-new-claim"]
+    assert [c["section_id"] for c in body["changed"]] == [changed]
+    assert [c["section_id"] for c in body["retracted"]] == [retracted]
+    page = client.get(f"/ko/editions/{older.slug}/diff/{newer.slug}/")
+    assert page.status_code == 200 and "a-new-claim" in page.text
+    same = client.get(f"/api/v1/editions/{older.slug}/diff/{older.slug}/").json()
+    assert same["added"] == same["changed"] == same["retracted"] == []
+    assert client.get("/editions/nope/diff/preview-0.1/").status_code == 404
+
+
+def test_publishing_refuses_missing_korean(pair, lead):
+    _older, newer, changed, _retracted = pair
+    ChapterItem.objects.filter(edition=newer, section_id=changed).update(detail_ko="")
+    with pytest.raises(ValidationFailed) as refused:
+        edition_publish(edition_id=newer.pk, actor=lead)
+    assert changed in str(refused.value.field_errors)
+
+
+def test_publishing_refuses_an_unincorporated_correction(pair, lead):
+    from django.utils import timezone
+
+    from governance.models import Correction
+
+    older, newer, _changed, _retracted = pair
+    untouched = ChapterItem.objects.filter(edition=newer, item_type="claim").order_by("-pk")[1]
+    Correction.objects.create(
+        edition=older,
+        section_id=untouched.section_id,
+        text_en="Fix.",
+        text_ko="정정.",
+        decided_on=timezone.localdate(),
+    )
+    with pytest.raises(ValidationFailed) as refused:
+        edition_publish(edition_id=newer.pk, actor=lead)
+    assert "not incorporated" in str(refused.value.field_errors)
+    untouched.detail_en += " Fixed."
+    untouched.save()
+    published = edition_publish(edition_id=newer.pk, actor=lead)
+    assert published.status == "published"
+    older.refresh_from_db()
+    assert older.status == "superseded"
+
+
+def test_archive_pages(pair, client):
+    older, newer, _changed, _retracted = pair
+    for path in [
+        "/editions/",
+        "/ko/editions/",
+        f"/editions/{older.slug}/",
+        f"/ko/editions/{newer.slug}/",
+    ]:
+        assert client.get(path).status_code == 200, path
