@@ -15,6 +15,9 @@ UNLISTED_PAGES = [
     "/ko/no-such-page/",
     "/methodology/claims/why-mica/",
     "/ko/methodology/claims/world-first-claim/",
+    "/editions/preview-0.1/",
+    "/editions/preview-0.1/diff/preview-0.1/",
+    "/ko/editions/preview-0.1/diff/preview-0.1/",
 ]
 
 
