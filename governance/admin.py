@@ -1,6 +1,10 @@
+from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
-from governance.models import GateCell
+from governance.models import Appeal, GateCell
+from governance.services import appeal_decide
+from mica.admin_decisions import DecisionAdmin
 
 
 @admin.register(GateCell)
@@ -24,3 +28,44 @@ class GateCellAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class AppealDecisionForm(forms.ModelForm):
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        required=False,
+        choices=[
+            ("", "—"),
+            ("uphold", _("Uphold (reopen the decision)")),
+            ("dismiss", _("Dismiss (the decision stands)")),
+        ],
+    )
+    reason = forms.CharField(label=_("Public reason"), required=False, widget=forms.Textarea)
+
+    class Meta:
+        model = Appeal
+        fields = []
+
+
+@admin.register(Appeal)
+class AppealAdmin(DecisionAdmin):
+    form = AppealDecisionForm
+    list_display = ("__str__", "state", "received_at", "decided_at")
+    list_filter = ("state",)
+    readonly_fields = (
+        "challenge",
+        "grounds",
+        "state",
+        "decided_role",
+        "reason",
+        "received_at",
+        "decided_at",
+    )
+
+    def decide(self, request, obj, decision, data):
+        appeal_decide(
+            appeal_id=obj.pk,
+            uphold=decision == "uphold",
+            reason=data.get("reason", ""),
+            actor=request.user,
+        )

@@ -251,3 +251,44 @@ class RoleDisclosure(models.Model):
 
     def __str__(self):
         return self.role
+
+
+class AppealState(models.TextChoices):
+    RECEIVED = "received", _("Received")
+    UPHELD = "upheld", _("Upheld: the decision is reopened")
+    DISMISSED = "dismissed", _("Dismissed: the decision stands")
+
+
+class Appeal(models.Model):
+    """An appeal against a challenge decision, decided by someone other than the decider."""
+
+    challenge = models.ForeignKey(
+        "submissions.Challenge",
+        on_delete=models.PROTECT,
+        related_name="appeals",
+        verbose_name=_("challenge"),
+    )
+    grounds = models.TextField(_("grounds"))
+    state = models.CharField(
+        _("state"), max_length=10, choices=AppealState.choices, default=AppealState.RECEIVED
+    )
+    decided_by = models.ForeignKey(
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_role = models.CharField(_("deciding role"), max_length=20, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    received_at = models.DateTimeField(_("received"), auto_now_add=True)
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-received_at"]
+        verbose_name = _("appeal")
+        verbose_name_plural = _("appeals")
+
+    def __str__(self):
+        return f"appeal #{self.pk} on challenge #{self.challenge_id}"

@@ -1,8 +1,10 @@
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from governance.models import Correction
-from mica.errors import ValidationFailed
+from governance.models import Appeal, AppealState, Correction, DisclosureStatement
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.text import plain
 
 
 def correction_record(*, challenge, text_en, text_ko):
@@ -24,10 +26,6 @@ def correction_record(*, challenge, text_en, text_ko):
 
 def disclosure_supersede(*, key, changes):
     """A changed statement is a new one superseding the current; the old stays as history."""
-    from django.db import transaction
-
-    from governance.models import DisclosureStatement
-
     with transaction.atomic():
         current = DisclosureStatement.objects.select_for_update().get(
             key=key, superseded_at__isnull=True
@@ -41,3 +39,45 @@ def disclosure_supersede(*, key, changes):
         current.superseded_at = timezone.now()
         current.save(update_fields=["superseded_at"])
         return DisclosureStatement.objects.create(**fields, supersedes=current)
+
+
+FINAL_CHALLENGE_STATES = ("accepted", "held", "rejected")
+
+
+def appeal_file(*, challenge, grounds):
+    challenge.refresh_from_db(fields=["state"])
+    if challenge.state not in FINAL_CHALLENGE_STATES:
+        raise ValidationFailed(_("Only a decided challenge can be appealed."))
+    if not plain(grounds):
+        raise ValidationFailed(
+            _("An appeal must give its grounds."),
+            field_errors={"grounds": [_("Give the grounds.")]},
+        )
+    return Appeal.objects.create(challenge=challenge, grounds=plain(grounds))
+
+
+def appeal_decide(*, appeal_id, uphold, reason, actor):
+    """Decide an appeal; the person who made the appealed decision may not decide it."""
+    if not (actor and actor.is_staff):
+        raise PermissionRefused(_("Only MICA staff decide appeals."))
+    if not plain(reason):
+        raise ValidationFailed(_("Every decision needs a reason."))
+    with transaction.atomic():
+        appeal = Appeal.objects.select_for_update().select_related("challenge").get(pk=appeal_id)
+        if appeal.state != AppealState.RECEIVED:
+            raise InvalidTransition(_("This appeal has already been decided."))
+        decision = appeal.challenge.events.exclude(action="file").order_by("-at", "-pk").first()
+        if decision is not None and decision.actor_id == actor.pk:
+            raise PermissionRefused(
+                _(
+                    "The appeal goes to someone other than the person who "
+                    "made the decision under appeal."
+                )
+            )
+        appeal.state = AppealState.UPHELD if uphold else AppealState.DISMISSED
+        appeal.decided_by = actor
+        appeal.decided_role = "method-lead" if actor.is_superuser else "editor"
+        appeal.reason = plain(reason)
+        appeal.decided_at = timezone.now()
+        appeal.save()
+    return appeal

@@ -1,9 +1,9 @@
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 
-from mica.errors import DomainError
+from mica.admin_decisions import DecisionAdmin
 from submissions import models
 from submissions.challenges import challenge_transition
 from submissions.system_submissions import system_submission_decide
@@ -106,23 +106,6 @@ class ChallengeEventInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
-
-
-class DecisionAdmin(admin.ModelAdmin):
-    """Saving the change form applies the chosen decision through the service, never a
-    direct field write; a refusal is shown in the editor's language."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def save_model(self, request, obj, form, change):
-        decision = form.cleaned_data.get("decision")
-        if not decision:
-            return
-        try:
-            self.decide(request, obj, decision, form.cleaned_data)
-        except DomainError as refused:
-            messages.error(request, refused.message)
 
 
 @admin.register(models.Challenge)

@@ -1,6 +1,5 @@
 """Challenges to the method: intake with typed evidence, the workflow, and scoring recomputes."""
 
-import unicodedata
 import uuid
 
 from django.core import signing
@@ -17,6 +16,7 @@ from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.jobs.services import job_run_enqueue
 from mica.methodology.models import Edition
 from mica.methodology.selectors import section_record_get
+from mica.text import plain
 from submissions.models import Challenge, ChallengeEvent, ChallengeState, ChallengeType
 from submissions.outbox import notify_editors_of_arrival, notify_state_change
 
@@ -26,11 +26,6 @@ MARKETS = ["KR", "JP", "SG", "TW", "AE", "TH"]
 CONFIRMATION_SALT = "mica.challenge.confirm"
 CONFIRMATION_MAX_AGE = 7 * 24 * 3600
 SCORING_METRICS = ["accuracy", "cost-per-success", "p50-latency", "p95-latency"]
-
-
-def plain(text):
-    """Unicode-normalized plain text; it is rendered escaped, never as HTML."""
-    return unicodedata.normalize("NFC", text or "").strip()
 
 
 class CitationSerializer(serializers.Serializer):
@@ -357,6 +352,7 @@ def challenge_transition(*, challenge_id, action, reason, actor=None, correction
             from_state=source,
             to_state=target,
             role=role,
+            actor=actor if getattr(actor, "pk", None) else None,
             reason=plain(reason),
         )
         notify_state_change(challenge, plain(reason))

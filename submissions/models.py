@@ -315,6 +315,15 @@ class ChallengeEvent(models.Model):
     from_state = models.CharField(_("from"), max_length=12)
     to_state = models.CharField(_("to"), max_length=12)
     role = models.CharField(_("deciding role"), max_length=20)
+    # Kept private: the public record names the role, never the person.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
     reason = models.TextField(_("reason"))
     at = models.DateTimeField(_("at"), auto_now_add=True)
 

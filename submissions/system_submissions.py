@@ -10,7 +10,8 @@ from rest_framework import serializers
 from catalogue.selectors import family_list
 from markets.selectors import market_list
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
-from submissions.challenges import MAX_TEXT, plain
+from mica.text import plain
+from submissions.challenges import MAX_TEXT
 from submissions.models import (
     DataStatus,
     SubmissionState,

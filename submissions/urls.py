@@ -16,4 +16,7 @@ urlpatterns = [
     path("submit/system/", views.system_new, name="system-new"),
     path("challenges/", views.challenge_list, name="challenges"),
     re_path(r"^challenges/(?P<pk>[0-9]{1,9})/$", views.challenge_detail, name="challenge"),
+    re_path(
+        r"^challenges/(?P<pk>[0-9]{1,9})/appeal/$", views.challenge_appeal, name="challenge-appeal"
+    ),
 ]
