@@ -1,9 +1,16 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
+from mica.errors import DomainError
 from mica.methodology import models
-from mica.methodology.services import section_record_errors
+from mica.methodology.services import (
+    edition_publish,
+    edition_start_draft,
+    section_record_errors,
+)
 
 
 class SectionRecordForm(forms.ModelForm):
@@ -15,8 +22,8 @@ class SectionRecordForm(forms.ModelForm):
         for name, value in cleaned.items():
             if name in {f.name for f in record._meta.fields} and name != "id":
                 setattr(record, name, value)
-        for field, messages in section_record_errors(record).items():
-            for message in messages:
+        for field, errors in section_record_errors(record).items():
+            for message in errors:
                 self.add_error(field if field in self.fields else None, message)
         return cleaned
 
@@ -56,6 +63,30 @@ class EditionAdmin(TranslationAdmin):
     search_fields = ("slug", "version_label_en", "version_label_ko")
     readonly_fields = ("status",)
     exclude = ("pack_texts",)
+    actions = ["start_draft", "publish"]
+
+    @admin.action(description=_("Start a new draft edition from the selected edition"))
+    def start_draft(self, request, queryset):
+        for edition in queryset[:1]:
+            slug = f"{edition.slug}-draft-{timezone.now():%Y%m%d%H%M%S}"[:40]
+            draft = edition_start_draft(
+                source=edition,
+                slug=slug,
+                label_en=f"{edition.version_label_en} (draft)",
+                label_ko=f"{edition.version_label_ko} (초안)",
+            )
+            self.message_user(request, _("Draft %(edition)s started.") % {"edition": draft})
+
+    @admin.action(description=_("Publish the selected draft edition"))
+    def publish(self, request, queryset):
+        for edition in queryset:
+            try:
+                edition_publish(edition_id=edition.pk, actor=request.user)
+            except DomainError as refused:
+                reasons = "; ".join(str(m) for ms in refused.field_errors.values() for m in ms)
+                self.message_user(request, f"{refused.message} {reasons}"[:2000], messages.ERROR)
+            else:
+                self.message_user(request, _("%(edition)s is published.") % {"edition": edition})
 
     def has_change_permission(self, request, obj=None):
         allowed = super().has_change_permission(request, obj)

@@ -115,3 +115,22 @@ def test_archive_pages(pair, client):
         f"/ko/editions/{newer.slug}/",
     ]:
         assert client.get(path).status_code == 200, path
+
+
+def test_editions_start_and_publish_from_the_admin(client, lead):
+    client.force_login(lead)
+    current = Edition.objects.get(slug="preview-0.1")
+    client.post(
+        "/admin/methodology/edition/", {"action": "start_draft", "_selected_action": [current.pk]}
+    )
+    draft = Edition.objects.exclude(pk=current.pk).get()
+    assert draft.status == "draft"
+    ChapterItem.objects.filter(edition=draft).update(detail_ko="")
+    refused = client.post(
+        "/admin/methodology/edition/",
+        {"action": "publish", "_selected_action": [draft.pk]},
+        follow=True,
+    )
+    assert "cannot be published yet" in refused.text
+    draft.refresh_from_db()
+    assert draft.status == "draft"
