@@ -1,8 +1,9 @@
 import datetime
 
+from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 
-from governance.models import Correction, DisclosureStatement, GateCell
+from governance.models import Correction, DisclosureCategory, DisclosureStatement, GateCell
 
 
 def cell_list():
@@ -39,8 +40,18 @@ def corrections_by_section(edition):
 
 
 def disclosure_current():
-    return DisclosureStatement.objects.filter(superseded_at__isnull=True).order_by(
-        "category", "key"
+    """Current statements, in the register's own order of categories (operator first)."""
+    order = Case(
+        *[
+            When(category=code, then=Value(index))
+            for index, code in enumerate(DisclosureCategory.values)
+        ],
+        output_field=IntegerField(),
+    )
+    return (
+        DisclosureStatement.objects.filter(superseded_at__isnull=True)
+        .annotate(category_order=order)
+        .order_by("category_order", "key")
     )
 
 

@@ -73,3 +73,21 @@ def test_a_bad_amount_band_is_refused_by_the_database(canonical_content):
     statement = disclosure_current().first()
     with pytest.raises(IntegrityError):
         DisclosureStatement.objects.filter(pk=statement.pk).update(amount_min=10, amount_max=1)
+
+
+def test_the_register_follows_its_order_of_categories(canonical_content):
+    categories = [s.category for s in disclosure_current()]
+    assert categories[0] == "operator"
+    assert categories == sorted(
+        categories,
+        key=lambda c: [
+            "operator",
+            "decision-rights",
+            "funding",
+            "paid-task-authors",
+            "vendor-relationships",
+            "conflicts-of-interest",
+            "publication-process",
+            "corrections-and-appeals",
+        ].index(c),
+    )
