@@ -5,6 +5,7 @@ import json
 
 from django.utils.translation import gettext as _
 
+from governance.selectors import declaration_blocks_review
 from markets.models import CompetenceRole
 from markets.selectors import competent_market_codes
 from mica.errors import PermissionRefused
@@ -84,3 +85,15 @@ def require_reviewer_for(review, actor):
         raise PermissionRefused(_("Nobody reviews their own work: you wrote this revision."))
     if review.version.editors.filter(pk=actor.pk).exists():
         raise PermissionRefused(_("Nobody reviews their own work: you edited this revision."))
+    blocked = declaration_blocks_review(actor, review.version)
+    if blocked == "holdout-access":
+        raise PermissionRefused(
+            _("A person with holdout access cannot review while tied to an evaluated party.")
+        )
+    if blocked == "declared-conflict":
+        raise PermissionRefused(
+            _(
+                "You declared a conflict with a system evaluated on this "
+                "task, so you cannot approve it."
+            )
+        )

@@ -1,8 +1,9 @@
 from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
+from modeltranslation.admin import TranslationAdmin
 
-from governance.models import Appeal, GateCell
+from governance.models import Appeal, GateCell, PersonDeclaration, Withdrawal
 from governance.services import appeal_decide
 from mica.admin_decisions import DecisionAdmin
 
@@ -69,3 +70,22 @@ class AppealAdmin(DecisionAdmin):
             reason=data.get("reason", ""),
             actor=request.user,
         )
+
+
+@admin.register(PersonDeclaration)
+class PersonDeclarationAdmin(admin.ModelAdmin):
+    """Private declarations; the public page shows roles only."""
+
+    list_display = ("user", "holdout_access", "updated_at")
+    filter_horizontal = ("affiliated_systems", "conflicted_systems")
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser
+
+
+@admin.register(Withdrawal)
+class WithdrawalAdmin(TranslationAdmin):
+    list_display = ("figure", "original_value", "corrected_value", "decided_on")
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a withdrawn figure stays visible as withdrawn

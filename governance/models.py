@@ -292,3 +292,62 @@ class Appeal(models.Model):
 
     def __str__(self):
         return f"appeal #{self.pk} on challenge #{self.challenge_id}"
+
+
+class PersonDeclaration(models.Model):
+    """What one person declares (kept private; published only at role level).
+
+    It decides whether they may review: a declared conflict with a system bars approving a
+    task that system is evaluated on, and holdout access bars anyone tied to an evaluated
+    party from reviewing at all.
+    """
+
+    user = models.OneToOneField(
+        "auth.User", on_delete=models.CASCADE, related_name="declaration", verbose_name=_("person")
+    )
+    holdout_access = models.BooleanField(_("holdout access"), default=False)
+    affiliated_systems = models.ManyToManyField(
+        "submissions.System",
+        blank=True,
+        related_name="+",
+        verbose_name=_("affiliated with these evaluated systems"),
+    )
+    conflicted_systems = models.ManyToManyField(
+        "submissions.System",
+        blank=True,
+        related_name="+",
+        verbose_name=_("declared conflicts with these systems"),
+    )
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("person declaration")
+        verbose_name_plural = _("person declarations")
+
+    def __str__(self):
+        return str(self.user)
+
+
+class Withdrawal(models.Model):
+    """A figure that could not be re-derived: withdrawn, and still shown as withdrawn."""
+
+    edition = models.ForeignKey(
+        "methodology.Edition",
+        on_delete=models.PROTECT,
+        related_name="withdrawals",
+        verbose_name=_("edition"),
+    )
+    figure = models.CharField(_("figure"), max_length=300)
+    where = models.CharField(_("where it was shown"), max_length=300)
+    original_value = models.CharField(_("original value"), max_length=120)
+    corrected_value = models.CharField(_("corrected value"), max_length=120, blank=True)
+    reason = models.TextField(_("reason"))
+    decided_on = models.DateField(_("decided on"))
+
+    class Meta:
+        ordering = ["-decided_on", "-pk"]
+        verbose_name = _("withdrawn figure")
+        verbose_name_plural = _("withdrawn figures")
+
+    def __str__(self):
+        return f"{self.figure} · {self.decided_on}"

@@ -3,7 +3,15 @@ import datetime
 from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 
-from governance.models import Correction, DisclosureCategory, DisclosureStatement, GateCell
+from governance.models import (
+    Correction,
+    DisclosureCategory,
+    DisclosureStatement,
+    GateCell,
+    PersonDeclaration,
+    Withdrawal,
+)
+from submissions.models import Attempt
 
 
 def cell_list():
@@ -69,3 +77,20 @@ def is_stale(statement, today=None):
 
 def correction_log():
     return Correction.objects.select_related("edition", "challenge").order_by("-decided_on", "-pk")
+
+
+def withdrawal_log():
+    return Withdrawal.objects.select_related("edition")
+
+
+def declaration_blocks_review(user, version):
+    """Why this person may not approve this task version, or None."""
+    declaration = PersonDeclaration.objects.filter(user=user).first()
+    if declaration is None:
+        return None
+    if declaration.holdout_access and declaration.affiliated_systems.exists():
+        return "holdout-access"
+    conflicted = declaration.conflicted_systems.all()
+    if Attempt.objects.filter(task_version=version, snapshot__system__in=conflicted).exists():
+        return "declared-conflict"
+    return None

@@ -7,6 +7,7 @@ from governance.models import (
     IndependenceItem,
     Refusal,
     RoleDisclosure,
+    Withdrawal,
 )
 from mica.bilingual import register_bilingual
 
@@ -22,3 +23,4 @@ register_bilingual(DecisionRight, ("right", "holder", "note"), required=("right"
 register_bilingual(Refusal, ("text",))
 register_bilingual(IndependenceItem, ("title", "detail"))
 register_bilingual(RoleDisclosure, ("relationships", "conflicts_declared"))
+register_bilingual(Withdrawal, ("figure", "where", "reason"))

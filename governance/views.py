@@ -23,6 +23,7 @@ from governance.selectors import (
     disclosure_current,
     disclosure_history,
     is_stale,
+    withdrawal_log,
 )
 from markets.selectors import market_list
 from mica import scoring
@@ -214,5 +215,6 @@ def governance(request):
             "independence": IndependenceItem.objects.all(),
             "roles": RoleDisclosure.objects.all(),
             "corrections": correction_log(),
+            "withdrawals": withdrawal_log(),
         },
     )

@@ -46,3 +46,85 @@ def test_appeals_are_filed_and_shown_publicly(client, decided):
     assert "overlooked a source" in page and "<script>x" not in page
     empty = client.post(f"/challenges/{challenge.pk}/appeal/", {"grounds": " "})
     assert empty.status_code == 400
+
+
+def test_declared_conflicts_and_holdout_access_block_approvals(canonical_content):
+    import copy
+    import json
+
+    from django.test import Client
+
+    from catalogue.models import LocalReview, TaskDefinition
+    from catalogue.workflows import review_transition
+    from governance.models import PersonDeclaration
+    from markets.models import CompetenceRole, Market
+    from submissions.models import System
+    from tests.catalogue.conftest import grant
+    from tests.submissions.conftest import BASE, auth
+
+    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
+    author = User.objects.create_user("author", password="pw-for-tests-only", is_staff=True)
+    reviewer = User.objects.create_user("reviewer", password="pw-for-tests-only", is_staff=True)
+    kr = Market.objects.get(code="KR")
+    grant(author, "KR", CompetenceRole.AUTHOR, lead)
+    grant(reviewer, "KR", CompetenceRole.REVIEWER, lead)
+    task = TaskDefinition.objects.get(slug="ec-reschedule-three-party")
+    review = LocalReview.objects.create(version=task.current_version, market=kr, author=author)
+    review_transition(review_id=review.pk, action="submit", actor=author)
+
+    system = System.objects.create(slug="acme-agent", name="Acme", operator="Acme")
+    from submissions.models import SystemSnapshot
+
+    SystemSnapshot.objects.create(
+        system=system,
+        version="2.1",
+        snapshot_date="2026-11-01",
+        orchestrator="o",
+        routable_models=["openai/gpt-x", "local/router"],
+        tools=["browser"],
+        memory="m",
+        track="simulator",
+        data_status="official",
+    )
+    payload = copy.deepcopy(BASE)
+    payload.update(verification="independent-rerun", situations=[])
+    Client().post(
+        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **auth(lead)
+    )
+
+    declaration = PersonDeclaration.objects.create(user=reviewer)
+    declaration.conflicted_systems.add(system)
+    with pytest.raises(PermissionRefused, match="conflict"):
+        review_transition(review_id=review.pk, action="approve", actor=reviewer)
+    declaration.conflicted_systems.clear()
+    declaration.holdout_access = True
+    declaration.save()
+    declaration.affiliated_systems.add(system)
+    with pytest.raises(PermissionRefused, match="holdout"):
+        review_transition(review_id=review.pk, action="approve", actor=reviewer)
+    declaration.affiliated_systems.clear()
+    assert (
+        review_transition(review_id=review.pk, action="approve", actor=reviewer).state == "approved"
+    )
+
+
+def test_withdrawn_figures_stay_visible(client, canonical_content):
+    import datetime
+
+    from governance.models import Withdrawal
+    from mica.methodology.models import Edition
+
+    Withdrawal.objects.create(
+        edition=Edition.objects.get(),
+        figure_en="KR accuracy",
+        figure_ko="KR 정확도",
+        where_en="results",
+        where_ko="결과",
+        original_value="0.71",
+        reason_en="Not re-derivable.",
+        reason_ko="다시 도출할 수 없습니다.",
+        decided_on=datetime.date(2026, 11, 30),
+    )
+    english = client.get("/governance/").text
+    assert "KR accuracy" in english and "<del>0.71</del>" in english
+    assert "KR 정확도" in client.get("/ko/governance/").text
