@@ -48,9 +48,7 @@ def challenge_new(request):
                     payload=form.payload(edition.slug, request.LANGUAGE_CODE, key[:64])
                 )
             except DomainError as refused:
-                for field, messages in refused.field_errors.items():
-                    for message in _flat(messages):
-                        form.add_error(field if field in form.fields else None, message)
+                _show_refusal(form, refused)
             else:
                 return redirect("submissions:challenge-filed")
     else:
@@ -67,6 +65,13 @@ def challenge_new(request):
         },
         status=400 if form.errors else 200,
     )
+
+
+def _show_refusal(form, refused):
+    """Put a service's field errors on the form, beside the fields they name."""
+    for field, messages in refused.field_errors.items():
+        for message in _flat(messages):
+            form.add_error(field if field in form.fields else None, message)
 
 
 def _flat(messages):
@@ -138,9 +143,7 @@ def system_new(request):
             try:
                 system_submission_file(payload=form.payload())
             except DomainError as refused:
-                for field, messages in refused.field_errors.items():
-                    for message in _flat(messages):
-                        form.add_error(field if field in form.fields else None, message)
+                _show_refusal(form, refused)
             else:
                 return render(request, "submissions/system_received.html")
     else:

@@ -1,9 +1,9 @@
 """The loaded catalogue: ten families of ten candidates, every text in both languages."""
 
 import pytest
-from modeltranslation.translator import translator
 
 from catalogue.models import Lifecycle, TaskDefinition, TaskFamily, TaskSet
+from tests.support import fields_missing_korean
 
 pytestmark = pytest.mark.django_db
 
@@ -34,12 +34,5 @@ def test_every_task_has_a_complete_contract_for_all_six_markets(canonical_conten
 
 
 def test_every_translated_field_has_korean(canonical_content):
-    missing = []
-    for model in translator.get_registered_models():
-        if model._meta.app_label != "catalogue":
-            continue
-        for record in model.objects.all():
-            for name in translator.get_options_for_model(model).fields:
-                if getattr(record, f"{name}_en") and not getattr(record, f"{name}_ko"):
-                    missing.append(f"{model.__name__}#{record.pk}.{name}")
+    missing = fields_missing_korean("catalogue")
     assert not missing, missing[:10]

@@ -2,10 +2,10 @@
 
 import pytest
 from django.contrib.auth.models import User
-from modeltranslation.translator import translator
 
 from mica.methodology.models import Chapter, ChapterItem, Edition, GlossaryTerm
 from mica.methodology.services import section_record_errors
+from tests.support import fields_missing_korean
 
 pytestmark = pytest.mark.django_db
 
@@ -44,14 +44,7 @@ def claim():
 
 
 def test_every_translated_field_has_korean(canonical_content):
-    missing = []
-    for model in translator.get_registered_models():
-        if model._meta.app_label != "methodology":
-            continue
-        for record in model.objects.all():
-            for name in translator.get_options_for_model(model).fields:
-                if getattr(record, f"{name}_en") and not getattr(record, f"{name}_ko"):
-                    missing.append(f"{model.__name__}.{record.pk}.{name}")
+    missing = fields_missing_korean("methodology")
     assert not missing, missing[:10]
 
 
