@@ -17,6 +17,8 @@ from catalogue.services import task_version_make_current, task_version_touch
 from markets.selectors import market_list
 from mica.content import read_yaml, texts, translated
 from mica.errors import ValidationFailed
+from mica.methodology.selectors import edition_current
+from mica.methodology.services import edition_freeze_catalogue
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 CLAUSE_KEYS = {
@@ -118,3 +120,7 @@ def load(report):
     for family in families:
         _load_tasks(family, read_yaml(CONTENT_DIR / "tasks" / f"{family.slug}.yaml"), markets)
     report(f"families: {len(families)}, tasks: {TaskDefinition.objects.count()}")
+    current = edition_current()
+    if current is not None:
+        # The loaded edition is published as it loads: its catalogue is the one just loaded.
+        edition_freeze_catalogue(current)

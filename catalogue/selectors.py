@@ -5,6 +5,7 @@ from django.db.models import Prefetch
 from catalogue.models import (
     Applicability,
     ContractClause,
+    Lifecycle,
     LocalReview,
     MarketApplicability,
     TaskDefinition,
@@ -39,6 +40,25 @@ def task_public_list():
     return _with_current_version(
         TaskDefinition.objects.filter(task_set=TaskSet.PUBLIC, current_version__isnull=False)
     ).order_by("family__position", "position", "slug")
+
+
+def task_catalogue_snapshot():
+    """The public tasks in force (not retired), as an edition freezes them when published."""
+    tasks = (
+        TaskDefinition.objects.filter(task_set=TaskSet.PUBLIC, current_version__isnull=False)
+        .exclude(lifecycle=Lifecycle.RETIRED)
+        .select_related("family", "current_version")
+        .order_by("family__position", "position", "slug")
+    )
+    return [
+        {
+            "slug": task.slug,
+            "family": task.family.slug,
+            "version": task.current_version.version,
+            "title": {"en": task.current_version.title_en, "ko": task.current_version.title_ko},
+        }
+        for task in tasks
+    ]
 
 
 def task_public_get(slug):

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from markets.models import (
     IntegrationSituation,
+    MarketEdition,
     PlatformRegistration,
     RegistrationStatus,
 )
@@ -233,3 +234,45 @@ def require_platforms_editable(registration):
                 "registration and a reason instead."
             )
         )
+
+
+# --- Editions -----------------------------------------------------------------------
+
+
+def _copy(record, **changes):
+    record.pk = None
+    record.id = None
+    for name, value in changes.items():
+        setattr(record, name, value)
+    record.save()
+    return record
+
+
+def _copy_registration(registration, market_edition):
+    """A live registration carries over with its platforms; its history stays behind."""
+    platforms = list(registration.platforms.order_by("pk"))
+    copied = _copy(
+        registration, market_edition=market_edition, supersedes=None, supersede_reason=""
+    )
+    for platform in platforms:
+        _copy(platform, registration=copied)
+
+
+def market_editions_copy(*, source, target):
+    """Copy every market edition of `source` (with everything it declares) into `target`."""
+    for market_edition in MarketEdition.objects.filter(edition=source).order_by("pk"):
+        old = MarketEdition.objects.get(pk=market_edition.pk)
+        copied = _copy(market_edition, edition=target)
+        for hazard in old.hazards.order_by("pk"):
+            _copy(hazard, market_edition=copied)
+        for change in old.local_changes.order_by("pk"):
+            _copy(change, market_edition=copied)
+        for situation in old.situations.order_by("pk"):
+            _copy(situation, market_edition=copied)
+        live = old.platform_registrations.exclude(status=RegistrationStatus.SUPERSEDED)
+        for registration in live.order_by("pk"):
+            _copy_registration(registration, copied)
+        for one_to_one in ("datasheet", "data_statement"):
+            record = getattr(old, one_to_one, None)
+            if record is not None:
+                _copy(record, market_edition=copied)

@@ -7,4 +7,5 @@ urlpatterns = [
     path("disclosures/", views.DisclosureList.as_view(), name="api-disclosures"),
     path("decision-rights/", views.DecisionRightList.as_view(), name="api-decision-rights"),
     path("corrections/", views.CorrectionList.as_view(), name="api-corrections"),
+    path("withdrawals/", views.WithdrawalList.as_view(), name="api-withdrawals"),
 ]

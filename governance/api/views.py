@@ -1,8 +1,8 @@
 from rest_framework import generics, serializers
 
-from governance.models import Correction, DecisionRight, DisclosureStatement, GateCell
+from governance.models import Correction, DecisionRight, DisclosureStatement, GateCell, Withdrawal
 from governance.presenters import BLOCKER_SENTENCES
-from governance.selectors import cell_list, correction_log, is_stale
+from governance.selectors import cell_list, correction_log, is_stale, withdrawal_log
 
 
 class CellSerializer(serializers.ModelSerializer):
@@ -147,3 +147,31 @@ class CorrectionList(_BilingualList):
 
     def get_queryset(self):
         return correction_log()
+
+
+class WithdrawalSerializer(serializers.ModelSerializer):
+    edition = serializers.CharField(source="edition.slug")
+
+    class Meta:
+        model = Withdrawal
+        fields = [
+            "edition",
+            "figure_en",
+            "figure_ko",
+            "where_en",
+            "where_ko",
+            "original_value",
+            "corrected_value",
+            "reason_en",
+            "reason_ko",
+            "decided_on",
+        ]
+
+
+class WithdrawalList(_BilingualList):
+    """Withdrawn figures stay listed, with the original and the corrected value."""
+
+    serializer_class = WithdrawalSerializer
+
+    def get_queryset(self):
+        return withdrawal_log()

@@ -7,6 +7,8 @@ from modeltranslation.admin import TranslationAdmin
 from mica.errors import DomainError
 from mica.methodology import models
 from mica.methodology.services import (
+    claim_korean_approve,
+    claim_korean_is_approved,
     edition_publish,
     edition_start_draft,
     section_record_errors,
@@ -102,10 +104,30 @@ class ChapterAdmin(DraftOnlyAdmin):
 
 @admin.register(models.ChapterItem)
 class ChapterItemAdmin(DraftOnlyAdmin):
-    list_display = ("section_id", "item_type", "kind", "term", "chapter")
+    list_display = ("section_id", "item_type", "kind", "term", "chapter", "korean_approved")
     list_filter = ("edition", "item_type", "kind", "chapter")
     list_select_related = ("chapter", "edition")
     search_fields = ("section_id", "term_en", "term_ko", "detail_en", "detail_ko")
+    readonly_fields = ("korean_approved_by", "korean_approved_at")
+    actions = ["approve_korean"]
+
+    @admin.display(boolean=True, description=_("Korean approved"))
+    def korean_approved(self, obj):
+        return claim_korean_is_approved(obj)
+
+    @admin.action(description=_("Approve the Korean text against the current English source"))
+    def approve_korean(self, request, queryset):
+        approved = 0
+        for item in queryset.select_related("edition"):
+            try:
+                claim_korean_approve(item=item, actor=request.user)
+                approved += 1
+            except DomainError as refused:
+                self.message_user(request, refused.message, messages.ERROR)
+        if approved:
+            self.message_user(
+                request, _("Korean text approved for %(count)d records.") % {"count": approved}
+            )
 
 
 @admin.register(models.ReferenceGroup)

@@ -12,7 +12,7 @@ from mica.content import read_yaml, texts, translated
 from mica.errors import ValidationFailed
 from mica.methodology import models
 from mica.methodology.pack import load_pack_content, validate_content
-from mica.methodology.services import section_problems
+from mica.methodology.services import claim_text_digest, section_problems
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 
@@ -34,6 +34,11 @@ def _clear(edition):
 
 def _create(model, edition, position, **fields):
     return model.objects.create(edition=edition, position=position, **fields)
+
+
+def _approved_digest(item):
+    text = texts(item, "term", "detail")
+    return claim_text_digest(text["term_en"], text["detail_en"], text["term_ko"], text["detail_ko"])
 
 
 def _load_chapters(edition, content):
@@ -62,6 +67,8 @@ def _load_chapters(edition, content):
                 state=item.get("state", ""),
                 reference_keys=item.get("refs", []),
                 link=item.get("link", ""),
+                # The owner's Korean rendering is approved as it is loaded.
+                korean_approved_digest=_approved_digest(item),
                 **texts(item, "term", "detail", optional=("link_label",)),
             )
     return chapters

@@ -1,6 +1,7 @@
 """What changed between two editions, claim by claim (matched by stable section id)."""
 
 from mica.methodology.models import ChapterItem
+from mica.methodology.services import edition_task_catalogue
 
 TEXT_FIELDS = ("term_en", "term_ko", "detail_en", "detail_ko", "kind")
 
@@ -10,7 +11,7 @@ def _claims(edition):
 
 
 def edition_diff(older, newer):
-    """{"added", "changed", "retracted"}: lists of claims; empty lists when nothing moved."""
+    """Claims added, changed and retracted, tasks added and retired; empty lists when none."""
     before, after = _claims(older), _claims(newer)
     changed = []
     for section_id in sorted(set(before) & set(after)):
@@ -34,6 +35,17 @@ def edition_diff(older, newer):
         "added": [_text(after[s]) for s in sorted(set(after) - set(before))],
         "changed": changed,
         "retracted": [_text(before[s]) for s in sorted(set(before) - set(after))],
+        **_task_diff(older, newer),
+    }
+
+
+def _task_diff(older, newer):
+    """Tasks added to and retired from the catalogue between the two editions."""
+    before = {t["slug"]: t for t in edition_task_catalogue(older)}
+    after = {t["slug"]: t for t in edition_task_catalogue(newer)}
+    return {
+        "tasks_added": [after[s] for s in after if s not in before],
+        "tasks_retired": [before[s] for s in before if s not in after],
     }
 
 

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -35,6 +36,11 @@ class Edition(models.Model):
     )
     # The pack's frame (title, intro, status lines, labels) as {en, ko} texts.
     pack_texts = models.JSONField(_("pack texts"), default=dict, blank=True)
+    # The public task catalogue in force when the edition was published; a draft
+    # follows the live catalogue until then.
+    catalogue_snapshot = models.JSONField(
+        _("task catalogue"), default=list, blank=True, editable=False
+    )
 
     class Meta:
         ordering = ["-published_on", "-pk"]
@@ -148,6 +154,23 @@ class ChapterItem(SectionRecord):
     )
     link = models.CharField(_("link"), max_length=200, blank=True)
     link_label = models.CharField(_("link label"), max_length=120, blank=True)
+    # A reviewer approves the Korean text against one English source: the digest
+    # of both texts at approval. Editing either side leaves the claim unapproved.
+    korean_approved_digest = models.CharField(
+        _("Korean approved for"), max_length=64, blank=True, editable=False
+    )
+    korean_approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+        verbose_name=_("Korean approved by"),
+    )
+    korean_approved_at = models.DateTimeField(
+        _("Korean approved at"), null=True, blank=True, editable=False
+    )
 
     class Meta(SectionRecord.Meta):
         verbose_name = _("claim or item")

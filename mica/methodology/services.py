@@ -1,8 +1,12 @@
 """Writes and rules of the methodology records."""
 
+import hashlib
+
 from django.utils.translation import gettext as _
 from modeltranslation.translator import translator
 
+from catalogue.selectors import task_catalogue_snapshot
+from markets.services import market_editions_copy
 from mica.errors import ValidationFailed
 from mica.methodology import models
 from mica.methodology.pack import PLACEHOLDERS, unknown_placeholders
@@ -97,11 +101,44 @@ def section_problems(edition):
     return problems
 
 
+# --- Korean approval -----------------------------------------------------------------
+
+
+def claim_text_digest(term_en, detail_en, term_ko, detail_ko):
+    """SHA-256 of a claim's English source and Korean text together."""
+    joined = "\x1f".join([term_en or "", detail_en or "", term_ko or "", detail_ko or ""])
+    return hashlib.sha256(joined.encode()).hexdigest()
+
+
+def _claim_digest(item):
+    return claim_text_digest(item.term_en, item.detail_en, item.term_ko, item.detail_ko)
+
+
+def claim_korean_is_approved(item):
+    return bool(item.korean_approved_digest) and item.korean_approved_digest == _claim_digest(item)
+
+
+def claim_korean_approve(*, item, actor):
+    """Record that `actor` approved the Korean text against the current English source."""
+    from django.utils import timezone
+
+    require_draft(item.edition)
+    if not (item.term_ko and item.detail_ko):
+        raise ValidationFailed(
+            _("Claim %(id)s has no Korean text to approve.") % {"id": item.section_id}
+        )
+    item.korean_approved_digest = _claim_digest(item)
+    item.korean_approved_by = actor
+    item.korean_approved_at = timezone.now()
+    item.save(update_fields=["korean_approved_digest", "korean_approved_by", "korean_approved_at"])
+    return item
+
+
 # --- Editions -----------------------------------------------------------------------
 
 
 def edition_start_draft(*, source, slug, label_en, label_ko):
-    """A new draft edition holding a copy of every methodology record of `source`."""
+    """A new draft edition holding a copy of every methodology record and market edition."""
     from django.db import transaction
 
     with transaction.atomic():
@@ -133,6 +170,7 @@ def edition_start_draft(*, source, slug, label_en, label_ko):
                     models.ReferenceGroup: groups,
                     models.ContractSection: sections,
                 }.get(model, {})[old_pk] = record
+        market_editions_copy(source=source, target=draft)
     return draft
 
 
@@ -145,6 +183,11 @@ def edition_publication_refusals(edition):
         if not (item.term_ko and item.detail_ko):
             refusals.append(
                 _("Claim %(id)s has no Korean text for its English source.")
+                % {"id": item.section_id}
+            )
+        elif not claim_korean_is_approved(item):
+            refusals.append(
+                _("The Korean text of claim %(id)s is not approved for its current English source.")
                 % {"id": item.section_id}
             )
     current = {
@@ -183,6 +226,20 @@ def _gate_dry_run_passes():
         return False
 
 
+def edition_task_catalogue(edition):
+    """The tasks of an edition: frozen at publication, live while it is a draft."""
+    if edition.status == models.EditionStatus.DRAFT:
+        return task_catalogue_snapshot()
+    return edition.catalogue_snapshot
+
+
+def edition_freeze_catalogue(edition):
+    """Freeze the live catalogue into an edition published as canonical content is loaded."""
+    models.Edition.objects.filter(pk=edition.pk).update(
+        catalogue_snapshot=task_catalogue_snapshot()
+    )
+
+
 def edition_publish(*, edition_id, actor):
     from django.db import transaction
     from django.utils import timezone
@@ -204,5 +261,6 @@ def edition_publish(*, edition_id, actor):
         )
         edition.status = models.EditionStatus.PUBLISHED
         edition.published_on = timezone.localdate()
+        edition.catalogue_snapshot = task_catalogue_snapshot()
         edition.save()
     return edition

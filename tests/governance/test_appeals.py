@@ -128,3 +128,7 @@ def test_withdrawn_figures_stay_visible(client, canonical_content):
     english = client.get("/governance/").text
     assert "KR accuracy" in english and "<del>0.71</del>" in english
     assert "KR 정확도" in client.get("/ko/governance/").text
+    listed = client.get("/api/v1/withdrawals/").json()
+    assert [(w["figure_ko"], w["original_value"], w["corrected_value"]) for w in listed] == [
+        ("KR 정확도", "0.71", "")
+    ]

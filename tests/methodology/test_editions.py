@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 
 from mica.errors import ValidationFailed
 from mica.methodology.models import ChapterItem, Edition
-from mica.methodology.services import edition_publish, edition_start_draft
+from mica.methodology.services import claim_korean_approve, edition_publish, edition_start_draft
 
 pytestmark = pytest.mark.django_db
 
@@ -36,10 +36,24 @@ def pair(lead):
 
 
 def test_the_draft_copies_every_record(pair):
+    from markets.models import IntegrationSituation, MarketEdition, RepresentativePlatform
+
     older, newer, _changed, _retracted = pair
     assert (
         ChapterItem.objects.filter(edition=newer).count()
         == ChapterItem.objects.filter(edition=older).count()
+    )
+    for model, path in [
+        (MarketEdition, "edition"),
+        (IntegrationSituation, "market_edition__edition"),
+        (RepresentativePlatform, "registration__market_edition__edition"),
+    ]:
+        copied = model.objects.filter(**{path: newer}).count()
+        assert copied == model.objects.filter(**{path: older}).count() > 0, model
+    draft_kr = MarketEdition.objects.get(edition=newer, market__code="KR")
+    assert (
+        draft_kr.datasheet.pk
+        != MarketEdition.objects.get(edition=older, market__code="KR").datasheet.pk
     )
 
 
@@ -73,12 +87,56 @@ def test_the_diff_on_a_constructed_pair(pair, client):
     assert client.get("/editions/nope/diff/preview-0.1/").status_code == 404
 
 
+def test_the_diff_names_tasks_added_and_retired(pair, client, lead):
+    from catalogue.models import TaskDefinition
+
+    older, newer, changed, _retracted = pair
+    public = TaskDefinition.objects.filter(task_set="public").order_by("slug")
+    retired, added = public[0], public[1]
+    retired.lifecycle = "retired"
+    retired.save()
+    frozen = [t for t in older.catalogue_snapshot if t["slug"] != added.slug]
+    Edition.objects.filter(pk=older.pk).update(catalogue_snapshot=frozen)
+    body = client.get(f"/api/v1/editions/{older.slug}/diff/{newer.slug}/").json()
+    assert [t["slug"] for t in body["tasks_added"]] == [added.slug]
+    assert [t["slug"] for t in body["tasks_retired"]] == [retired.slug]
+    page = client.get(f"/ko/editions/{older.slug}/diff/{newer.slug}/").text
+    assert retired.slug in page and added.slug in page
+    # Once published, the newer edition keeps its catalogue whatever happens later.
+    claim_korean_approve(
+        item=ChapterItem.objects.get(edition=newer, section_id=changed), actor=lead
+    )
+    edition_publish(edition_id=newer.pk, actor=lead)
+    retired.lifecycle = "validated"
+    retired.save()
+    again = client.get(f"/api/v1/editions/{older.slug}/diff/{newer.slug}/").json()
+    assert [t["slug"] for t in again["tasks_retired"]] == [retired.slug]
+
+
 def test_publishing_refuses_missing_korean(pair, lead):
     _older, newer, changed, _retracted = pair
     ChapterItem.objects.filter(edition=newer, section_id=changed).update(detail_ko="")
     with pytest.raises(ValidationFailed) as refused:
         edition_publish(edition_id=newer.pk, actor=lead)
     assert changed in str(refused.value.field_errors)
+
+
+def test_publishing_refuses_korean_not_approved_for_the_current_english(pair, lead, client):
+    _older, newer, changed, _retracted = pair
+    with pytest.raises(ValidationFailed) as refused:
+        edition_publish(edition_id=newer.pk, actor=lead)
+    reasons = " ".join(str(m) for m in refused.value.field_errors["edition"])
+    assert f"Korean text of claim {changed} is not approved" in reasons
+    assert "a-new-claim" not in reasons  # copied with its English unchanged
+    item = ChapterItem.objects.get(edition=newer, section_id=changed)
+    client.force_login(lead)
+    client.post(
+        "/admin/methodology/chapteritem/",
+        {"action": "approve_korean", "_selected_action": [item.pk]},
+    )
+    item.refresh_from_db()
+    assert item.korean_approved_by == lead
+    assert edition_publish(edition_id=newer.pk, actor=lead).status == "published"
 
 
 def test_publishing_refuses_an_unincorporated_correction(pair, lead):
@@ -100,6 +158,10 @@ def test_publishing_refuses_an_unincorporated_correction(pair, lead):
     assert "not incorporated" in str(refused.value.field_errors)
     untouched.detail_en += " Fixed."
     untouched.save()
+    for item in ChapterItem.objects.filter(
+        edition=newer, section_id__in=[untouched.section_id, _changed]
+    ):
+        claim_korean_approve(item=item, actor=lead)
     published = edition_publish(edition_id=newer.pk, actor=lead)
     assert published.status == "published"
     older.refresh_from_db()

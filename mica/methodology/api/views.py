@@ -113,7 +113,7 @@ class Facts(_CurrentEditionView):
 
 
 @extend_schema(
-    summary="Claims added, changed and retracted between two editions",
+    summary="Claims added, changed and retracted, tasks added and retired, between two editions",
     responses=OpenApiTypes.OBJECT,
 )
 class EditionDiff(APIView):
