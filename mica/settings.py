@@ -14,6 +14,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -74,6 +75,7 @@ INSTALLED_APPS = [
     "catalogue",
     "submissions",
     "governance",
+    "mica.exports",
 ]
 
 MIDDLEWARE = [
@@ -159,7 +161,28 @@ CELERY_BEAT_SCHEDULE = {
         "task": "mica.jobs.tasks.worker_heartbeat",
         "schedule": float(WORKER_HEARTBEAT_INTERVAL),
     },
+    "nightly-full-regeneration": {
+        "task": "mica.exports.tasks.nightly",
+        "schedule": crontab(hour=int(os.environ.get("MICA_NIGHTLY_HOUR_UTC", "2")), minute=30),
+    },
 }
+# A message a killed worker had taken goes back to the queue after this many
+# seconds; keep it longer than the longest job (a full regeneration: minutes).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("MICA_BROKER_VISIBILITY_TIMEOUT", "3600"))
+}
+
+# --- Exports ----------------------------------------------------------------
+
+EXPORT_DIR = Path(os.environ.get("MICA_EXPORT_DIR", VAR_DIR / "exports"))
+# A burst of edits within this many seconds yields one regeneration.
+EXPORT_DEBOUNCE_SECONDS = int(os.environ.get("MICA_EXPORT_DEBOUNCE_SECONDS", "20"))
+# With a real worker, every content change queues a regeneration. The embedded
+# profile runs tasks inline, so there a change would block the admin for seconds:
+# it regenerates at start-up, nightly or on demand instead.
+EXPORTS_ON_CHANGE = (
+    os.environ.get("MICA_EXPORTS_ON_CHANGE", "0" if CELERY_TASK_ALWAYS_EAGER else "1") == "1"
+)
 
 # --- E-mail -----------------------------------------------------------------
 

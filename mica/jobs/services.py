@@ -3,11 +3,14 @@ import traceback
 from django.db import transaction
 from django.utils import timezone
 
+from mica.errors import DomainError
 from mica.jobs.models import JobRun, JobState, WorkerHeartbeat
 from mica.jobs.workflows import job_run_transition
 
+RETRY_BASE_SECONDS = 5
 
-def job_run_enqueue(*, task, arguments=None, actor=None):
+
+def job_run_enqueue(*, task, arguments=None, actor=None, countdown=None):
     """Record a queued JobRun and send the task once the transaction commits.
 
     The task receives only the run's primary key and re-reads its arguments,
@@ -18,15 +21,31 @@ def job_run_enqueue(*, task, arguments=None, actor=None):
         arguments=arguments or {},
         requested_by=actor if getattr(actor, "pk", None) else None,
     )
-    transaction.on_commit(lambda: task.delay(job_run.pk))
+    transaction.on_commit(lambda: task.apply_async((job_run.pk,), countdown=countdown))
     return job_run
 
 
-def job_run_execute(job_run_id, work, *, worker="eager"):
+def _retry_later(job_run_id, task, exc):
+    """Put the run back in the queue with a growing delay, if the task has retries left."""
+    if task is None or task.request.is_eager or task.request.retries >= task.max_retries:
+        return
+    countdown = RETRY_BASE_SECONDS * 2**task.request.retries
+    job_run_transition(
+        job_run_id=job_run_id,
+        action="retry",
+        message=f"attempt failed ({exc}); retrying in {countdown} s"[:500],
+        error="".join(traceback.format_exception(exc)),
+    )
+    raise task.retry(exc=exc, countdown=countdown)
+
+
+def job_run_execute(job_run_id, work, *, worker="eager", retry_task=None):
     """Run `work(arguments, progress)` as the given JobRun, recording every step.
 
     Returns False without doing anything when the run has already finished, so
-    a duplicate delivery is harmless.
+    a duplicate delivery is harmless. With `retry_task`, an unexpected failure
+    (not a refusal by a rule of the method) is retried with backoff before the
+    run is marked failed.
     """
     job_run = JobRun.objects.get(pk=job_run_id)
     if job_run.state in (JobState.SUCCEEDED, JobState.FAILED):
@@ -41,6 +60,8 @@ def job_run_execute(job_run_id, work, *, worker="eager"):
     try:
         summary = work(job_run.arguments, progress)
     except Exception as exc:  # every failure is recorded on the run, whatever it is
+        if not isinstance(exc, DomainError):
+            _retry_later(job_run_id, retry_task, exc)
         job_run_transition(
             job_run_id=job_run_id,
             action="fail",

@@ -12,6 +12,8 @@ TRANSITIONS = {
     # A redelivered job (acks_late after a lost worker) starts again.
     (JobState.RUNNING, "start"): JobState.RUNNING,
     (JobState.RUNNING, "report"): JobState.RUNNING,
+    # A failed attempt with retries left goes back to the queue, its error kept.
+    (JobState.RUNNING, "retry"): JobState.QUEUED,
     (JobState.RUNNING, "succeed"): JobState.SUCCEEDED,
     (JobState.RUNNING, "fail"): JobState.FAILED,
     (JobState.QUEUED, "fail"): JobState.FAILED,

@@ -1,0 +1,193 @@
+"""The data documents of the export set, built from the same selectors the pages read.
+
+Each document is a pure function of the records: no clock, no request. That is
+what lets the manifest's input hash say "the same records" across two runs.
+"""
+
+from django.utils import translation
+
+from governance.aggregates import WITHHELD_SENTENCES, canonical_tasks, snapshot_aggregates
+from governance.api.views import CellSerializer, CorrectionSerializer, WithdrawalSerializer
+from governance.selectors import cell_list, correction_log, withdrawal_log
+from markets.api.serializers import MarketEditionDetailSerializer
+from markets.selectors import market_edition_list
+from mica.methodology.facts import live_facts
+from submissions.selectors import challenge_public_list
+
+GATE_CSV_COLUMNS = [
+    "cell",
+    "system",
+    "snapshot_version",
+    "market",
+    "family",
+    "eligible_runs",
+    "successes",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "p50_seconds",
+    "p95_seconds",
+    "cost_per_success_usd",
+    "tasks_attempted",
+    "tasks_defined",
+    "coverage",
+    "critical_safety_events",
+    "verification",
+    "data_status",
+    "publication_eligible",
+    "blockers",
+]
+
+
+def bilingual(text):
+    """A lazy interface string in both languages."""
+    values = {}
+    for language in ("en", "ko"):
+        with translation.override(language):
+            values[language] = str(text)
+    return values
+
+
+def edition_document(edition):
+    return {
+        "slug": edition.slug,
+        "version_label": {"en": edition.version_label_en, "ko": edition.version_label_ko},
+        "status": edition.status,
+        "published_on": edition.published_on.isoformat() if edition.published_on else None,
+    }
+
+
+def markets_document(edition):
+    rows = MarketEditionDetailSerializer(market_edition_list(edition), many=True).data
+    return {"edition": edition_document(edition), "markets": rows}
+
+
+def _aggregate(scope, key, aggregate):
+    code = aggregate.withheld_reason
+    return {
+        "scope": scope,
+        "key": key,
+        "value": aggregate.value,
+        "withheld": code is not None,
+        "withheld_reason_code": code,
+        "withheld_reason": bilingual(WITHHELD_SENTENCES[code])
+        if code in WITHHELD_SENTENCES
+        else None,
+        "exclusions": aggregate.exclusions,
+    }
+
+
+def gate_aggregates(cells):
+    """Market and family figures per snapshot, each withheld with its reason unless earned."""
+    canonical = canonical_tasks()
+    by_snapshot = {}
+    for cell in cells:
+        by_snapshot.setdefault(cell.snapshot, []).append(cell)
+    aggregates = []
+    for snapshot, mine in by_snapshot.items():
+        result = snapshot_aggregates(mine, canonical)
+        aggregates.append(
+            {
+                "system": snapshot.system.slug,
+                "snapshot_version": snapshot.version,
+                "markets": [_aggregate("market", k, a) for k, a in result["markets"].items()],
+                "families": [_aggregate("family", k, a) for k, a in result["families"].items()],
+            }
+        )
+    return aggregates
+
+
+def gate_document(edition):
+    cells = list(cell_list())
+    return {
+        "edition": edition_document(edition),
+        "cells": CellSerializer(cells, many=True).data,
+        "aggregates": gate_aggregates(cells),
+    }
+
+
+def gate_csv_rows():
+    for cell in CellSerializer(cell_list(), many=True).data:
+        row = {name: cell[name] for name in GATE_CSV_COLUMNS if name != "blockers"}
+        row["blockers"] = ";".join(cell["blockers"])
+        yield row
+
+
+def challenge_decisions():
+    """Every public decision on a challenge: the role that decided, never the person."""
+    decisions = []
+    for challenge in challenge_public_list().order_by("pk"):
+        for event in challenge.events.all():
+            decisions.append(
+                {
+                    "challenge": challenge.pk,
+                    "edition": challenge.edition.slug,
+                    "section_id": challenge.section_id,
+                    "type": challenge.challenge_type,
+                    "action": event.action,
+                    "from_state": event.from_state,
+                    "to_state": event.to_state,
+                    "role": event.role,
+                    "reason": event.reason,
+                    "at": event.at.isoformat(),
+                }
+            )
+    return decisions
+
+
+def corrections_document(edition):
+    return {
+        "edition": edition_document(edition),
+        "corrections": CorrectionSerializer(correction_log(), many=True).data,
+        "withdrawals": WithdrawalSerializer(withdrawal_log(), many=True).data,
+        "challenge_decisions": challenge_decisions(),
+    }
+
+
+def project_state_document(edition, files):
+    """The live figures of the edition, and where each export of the set is."""
+    return {
+        "edition": edition_document(edition),
+        "facts": live_facts(edition),
+        "publication_eligible": live_facts(edition)["en"]["publication_eligible"] == "true",
+        "files": files,
+    }
+
+
+EPOCH = "2026-01-01T00:00:00+00:00"
+
+
+def latest_decision_time(document):
+    """When the feed last changed: its newest entry (a fixed date while it has none)."""
+    times = [entry["updated"] for entry in atom_entries(document, "")]
+    return max(times, default=EPOCH)
+
+
+def atom_entries(document, site_url):
+    """Corrections and challenge decisions as Atom entries, English and Korean together."""
+    entries = []
+    for correction in document["corrections"]:
+        section, decided = correction["section_id"], correction["decided_on"]
+        permalink = f"{site_url}/methodology/claims/{section}/"
+        entries.append(
+            {
+                "id": f"{permalink}#correction-{decided}",
+                "title": f"Correction of {section} / {section} 정정",
+                "updated": f"{decided}T00:00:00+00:00",
+                "link": permalink,
+                "summary": f"{correction['text_en']}\n\n{correction['text_ko']}",
+            }
+        )
+    for decision in document["challenge_decisions"]:
+        challenge = decision["challenge"]
+        entries.append(
+            {
+                "id": f"{site_url}/challenges/{challenge}/#{decision['action']}-{decision['at']}",
+                "title": f"Challenge #{challenge} on {decision['section_id']}: "
+                f"{decision['action']} ({decision['role']})",
+                "updated": decision["at"],
+                "link": f"{site_url}/challenges/{challenge}/",
+                "summary": decision["reason"],
+            }
+        )
+    return entries

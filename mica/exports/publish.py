@@ -1,0 +1,161 @@
+"""Build the export set in a fresh directory, validate it, then publish it in one step.
+
+Layout under settings.EXPORT_DIR:
+
+    builds/<job>-<random>/   one directory per build, complete only with manifest.json
+    current -> builds/...    the published set: a symlink replaced atomically
+
+Readers resolve `current` once per request, so a switch never mixes two sets.
+A build that fails any check is deleted and `current` is left exactly as it was.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from mica.exports import documents
+from mica.exports.holdout import holdout_needles, holdout_scan
+from mica.exports.registry import (
+    CORRECTIONS_JSON,
+    EXPORT_FILES,
+    MANIFEST,
+    BuildContext,
+    site_url,
+)
+from mica.exports.validation import ExportRefused, SchemaCheck
+from mica.methodology.selectors import edition_current
+
+KEEP_BUILDS = 3
+# A build directory this old without a manifest belongs to a worker that died.
+ABANDONED_AFTER_SECONDS = 3600
+
+
+def export_root():
+    return Path(settings.EXPORT_DIR)
+
+
+def _digest(path):
+    sha = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while block := stream.read(1 << 20):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def _write_files(build, context, progress):
+    for index, export in enumerate(EXPORT_FILES):
+        progress(5 + 75 * index // len(EXPORT_FILES), _("Writing %(name)s") % {"name": export.name})
+        path = build / export.name
+        with open(path, "w", encoding="utf-8", newline="") as stream:
+            export.write(stream, context)
+        context.written[export.name] = {
+            "name": export.name,
+            "size": path.stat().st_size,
+            "sha256": _digest(path),
+            "media_type": export.media_type,
+            "title": documents.bilingual(export.title),
+        }
+
+
+def _check_corrections_parity(build):
+    """The corrections file lists exactly the corrections on record, none more, none less."""
+    from governance.selectors import correction_log
+
+    written = json.loads((build / CORRECTIONS_JSON).read_text(encoding="utf-8"))
+    on_record = {(c.edition.slug, c.section_id) for c in correction_log()}
+    exported = {(c["edition"], c["section_id"]) for c in written["corrections"]}
+    if on_record != exported:
+        raise ExportRefused(_("The corrections export does not match the corrections on record."))
+    atom_text = (build / "mica-corrections.atom").read_text(encoding="utf-8")
+    for _edition, section_id in on_record:
+        if section_id not in atom_text:
+            raise ExportRefused(
+                _("The Atom feed lacks the correction of %(id)s.") % {"id": section_id}
+            )
+
+
+def _validate(build, checks):
+    for export in EXPORT_FILES:
+        if export.schema:
+            document = json.loads((build / export.name).read_text(encoding="utf-8"))
+            checks.document(export.schema, document, export.name)
+    checks.raise_if_invalid()
+    _check_corrections_parity(build)
+    leaks = holdout_scan([build / e.name for e in EXPORT_FILES], holdout_needles())
+    if leaks:
+        names = sorted({name for name, _needle in leaks})
+        raise ExportRefused(
+            _("Holdout content found in %(files)s; nothing was published.")
+            % {"files": ", ".join(names)}
+        )
+
+
+def _manifest(context, job_run_id):
+    files = [context.written[e.name] for e in EXPORT_FILES]
+    # The files are a pure function of the records, so their digests fingerprint the inputs.
+    inputs = hashlib.sha256("".join(f"{f['name']}:{f['sha256']}\n" for f in files).encode())
+    return {
+        "edition": documents.edition_document(context.edition),
+        "generated_at": timezone.now().isoformat(),
+        "job_run": job_run_id,
+        "inputs_sha256": inputs.hexdigest(),
+        "files": files,
+    }
+
+
+def _switch(root, build):
+    link = root / f".current-{build.name}"
+    os.symlink(build.relative_to(root), link)
+    os.replace(link, root / "current")
+
+
+def _prune(root):
+    builds = root / "builds"
+    current = (root / "current").resolve() if (root / "current").exists() else None
+    complete = sorted(
+        (b for b in builds.iterdir() if (b / MANIFEST).exists() and b.resolve() != current),
+        key=lambda b: b.stat().st_mtime,
+    )
+    for build in complete[:-KEEP_BUILDS]:
+        shutil.rmtree(build, ignore_errors=True)
+    for build in builds.iterdir():
+        abandoned = time.time() - build.stat().st_mtime > ABANDONED_AFTER_SECONDS
+        if not (build / MANIFEST).exists() and abandoned:
+            shutil.rmtree(build, ignore_errors=True)
+
+
+def exports_regenerate(*, job_run_id=None, progress=lambda percent, message="": None):
+    """Write, check and publish the export set of the current edition; return its manifest."""
+    edition = edition_current()
+    if edition is None:
+        raise ExportRefused(_("There is no published edition to export."))
+    root = export_root()
+    (root / "builds").mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f"{job_run_id or 'inline'}-", dir=root / "builds"))
+    build.chmod(0o755)  # mkdtemp makes it private; the web server reads it
+    checks = SchemaCheck()
+    context = BuildContext(edition, site_url(), {}, checks.row)
+    try:
+        _write_files(build, context, progress)
+        progress(85, _("Checking schemas, corrections and the holdout"))
+        _validate(build, checks)
+        manifest = _manifest(context, job_run_id)
+        checks.document("manifest.schema.json", manifest, MANIFEST)
+        checks.raise_if_invalid()
+        with open(build / MANIFEST, "w", encoding="utf-8") as stream:
+            json.dump(manifest, stream, ensure_ascii=False, indent=1)
+        _switch(root, build)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    _prune(root)
+    progress(100, _("Published"))
+    return manifest

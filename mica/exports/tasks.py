@@ -1,0 +1,52 @@
+from celery import shared_task
+
+from governance.gate import gate_recompute_all
+from mica.exports.publish import exports_regenerate as build_and_publish
+from mica.exports.services import exports_pending_clear
+from mica.jobs.services import job_run_enqueue, job_run_execute
+
+
+def _scaled(progress, start, share):
+    return lambda percent, message="": progress(start + percent * share // 100, message)
+
+
+def _publish(job_run_id, progress):
+    manifest = build_and_publish(job_run_id=job_run_id, progress=progress)
+    return f"published {len(manifest['files'])} files for {manifest['edition']['slug']}"
+
+
+@shared_task(bind=True, name="mica.exports.tasks.exports_regenerate", max_retries=3)
+def exports_regenerate(self, job_run_id):
+    """Write, check and publish every export of the current edition."""
+    # Edits from now on may miss this run's reads: let them queue the next one.
+    exports_pending_clear()
+    job_run_execute(
+        job_run_id,
+        lambda _arguments, progress: _publish(job_run_id, progress),
+        worker=self.request.hostname or "eager",
+        retry_task=self,
+    )
+
+
+def _gate_then_exports(job_run_id, progress):
+    cells = gate_recompute_all(progress=_scaled(progress, 0, 50))
+    published = _publish(job_run_id, _scaled(progress, 50, 50))
+    return f"cells recomputed: {cells}; {published}"
+
+
+@shared_task(bind=True, name="mica.exports.tasks.full_regeneration", max_retries=3)
+def full_regeneration(self, job_run_id):
+    """The gate rerun over every cell, then the exports, in that order, as one run."""
+    exports_pending_clear()
+    job_run_execute(
+        job_run_id,
+        lambda _arguments, progress: _gate_then_exports(job_run_id, progress),
+        worker=self.request.hostname or "eager",
+        retry_task=self,
+    )
+
+
+@shared_task(name="mica.exports.tasks.nightly", ignore_result=True)
+def nightly():
+    """What beat sends every night: one tracked full regeneration."""
+    job_run_enqueue(task=full_regeneration)

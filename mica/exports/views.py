@@ -1,0 +1,68 @@
+import hashlib
+
+from django.http import FileResponse, Http404
+from django.shortcuts import render
+from django.utils import translation
+from django.utils.dateparse import parse_datetime
+from django.utils.http import http_date
+from django.views.decorators.http import condition, require_safe
+
+from mica.exports.registry import MANIFEST
+from mica.exports.selectors import export_current, export_file_get
+
+MEDIA_CHARSETS = {"text/", "application/json", "application/ld+json", "application/atom+xml"}
+
+
+@require_safe
+def downloads(request):
+    directory, manifest = export_current()
+    language = translation.get_language()
+    files = []
+    if manifest:
+        files = [
+            {**f, "label": f["title"].get(language, f["title"]["en"])} for f in manifest["files"]
+        ]
+    return render(request, "exports/downloads.html", {"manifest": manifest, "files": files})
+
+
+def _published(name):
+    """(path, etag, media type, last modified) of a published file; 404 for anything else."""
+    directory, manifest = export_current()
+    if manifest is None:
+        raise Http404
+    generated = parse_datetime(manifest["generated_at"])
+    if name == MANIFEST:
+        path = directory / MANIFEST
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        return path, digest, "application/json", generated
+    entry = export_file_get(manifest, name)
+    if entry is None:
+        raise Http404
+    return directory / name, entry["sha256"], entry["media_type"], generated
+
+
+def _etag(request, name):
+    try:
+        return f'"{_published(name)[1]}"'
+    except Http404:
+        return None
+
+
+def _last_modified(request, name):
+    try:
+        return _published(name)[3]
+    except Http404:
+        return None
+
+
+@require_safe
+@condition(etag_func=_etag, last_modified_func=_last_modified)
+def download_file(request, name):
+    path, digest, media_type, generated = _published(name)
+    if any(media_type.startswith(prefix) for prefix in MEDIA_CHARSETS):
+        media_type += "; charset=utf-8"
+    response = FileResponse(open(path, "rb"), content_type=media_type)
+    response["Content-Disposition"] = f'inline; filename="{name}"'
+    response["Cache-Control"] = "public, max-age=300"
+    response["Last-Modified"] = http_date(generated.timestamp())
+    return response
