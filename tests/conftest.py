@@ -24,6 +24,10 @@ def _load_canonical_content():
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
+    from django.conf import settings
+
+    # Content changes queue export regenerations only in the tests that ask for it.
+    settings.EXPORTS_ON_CHANGE = False
     # Loaded once; each test runs in a transaction that is rolled back.
     with django_db_blocker.unblock():
         _load_canonical_content()
@@ -64,12 +68,15 @@ def redis_broker(settings):
 class WorkerProcess:
     """A real `celery worker` process sharing the test database."""
 
-    def __init__(self, database_url, log_path):
+    def __init__(self, database_url, log_path, **env_overrides):
         import uuid
 
         self.hostname = f"pytest-{uuid.uuid4().hex[:8]}@localhost"
         self.log_path = log_path
-        env = {**os.environ, "MICA_DATABASE_URL": database_url}
+        # Content changes queue exports only where a test asks for it.
+        env = {**os.environ, "MICA_DATABASE_URL": database_url, "MICA_EXPORTS_ON_CHANGE": "0"}
+        env.update(env_overrides)
+        self.env = env
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -109,6 +116,11 @@ class WorkerProcess:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=30)
+
+    def kill(self):
+        """SIGKILL: the worker dies mid-task without acknowledging anything."""
+        self.process.kill()
+        self.process.wait(timeout=30)
 
 
 def _test_database_url():

@@ -79,10 +79,11 @@ def _aggregate(scope, key, aggregate):
 
 def gate_aggregates(cells):
     """Market and family figures per snapshot, each withheld with its reason unless earned."""
-    canonical = canonical_tasks()
     by_snapshot = {}
     for cell in cells:
         by_snapshot.setdefault(cell.snapshot, []).append(cell)
+    # The canonical set reads the whole catalogue: only worth it when there are cells.
+    canonical = canonical_tasks() if by_snapshot else {}
     aggregates = []
     for snapshot, mine in by_snapshot.items():
         result = snapshot_aggregates(mine, canonical)

@@ -11,6 +11,18 @@ from mica.jobs.services import job_run_enqueue
 from mica.site.tasks import content_reload
 
 
+def on_demand_jobs():
+    """The jobs a superuser may start from the job list, by their URL key."""
+    from governance.tasks import gate_recompute
+    from mica.exports.tasks import exports_regenerate
+
+    return {
+        "reload-content": (content_reload, _("Reload canonical content")),
+        "regenerate-exports": (exports_regenerate, _("Regenerate the exports")),
+        "rerun-gate": (gate_recompute, _("Rerun the publication gate")),
+    }
+
+
 @admin.register(JobRun)
 class JobRunAdmin(admin.ModelAdmin):
     list_display = ("job_name", "state", "progress_bar", "message", "queued_at", "finished_at")
@@ -35,19 +47,26 @@ class JobRunAdmin(admin.ModelAdmin):
         return False
 
     def get_urls(self):
-        reload_view = self.admin_site.admin_view(require_POST(self.reload_content_view))
+        start_view = self.admin_site.admin_view(require_POST(self.start_job_view))
         return [
-            path("reload-content/", reload_view, name="jobs_jobrun_reload_content"),
+            path("start/<slug:job_key>/", start_view, name="jobs_jobrun_start"),
             *super().get_urls(),
         ]
 
-    def reload_content_view(self, request):
-        if not request.user.is_superuser:
-            messages.error(request, _("Only a superuser can reload the canonical content."))
+    def changelist_view(self, request, extra_context=None):
+        jobs = [(key, label) for key, (_task, label) in on_demand_jobs().items()]
+        return super().changelist_view(request, {**(extra_context or {}), "on_demand_jobs": jobs})
+
+    def start_job_view(self, request, job_key):
+        job = on_demand_jobs().get(job_key)
+        if job is None:
+            messages.error(request, _("There is no such job."))
+        elif not request.user.is_superuser:
+            messages.error(request, _("Only a superuser can start this job."))
         else:
             with transaction.atomic():
-                job_run = job_run_enqueue(task=content_reload, actor=request.user)
-            messages.success(request, _("Content reload queued as %(job)s.") % {"job": job_run})
+                job_run = job_run_enqueue(task=job[0], actor=request.user)
+            messages.success(request, _("%(job)s queued.") % {"job": job_run})
         return redirect(reverse("admin:jobs_jobrun_changelist"))
 
 

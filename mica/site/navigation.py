@@ -32,6 +32,7 @@ PAGES = [
     PageEntry("governance:governance", _("Governance"), primary=False),
     PageEntry("site:downloads", _("Downloads"), primary=False),
     PageEntry("site:api-docs", _("API"), primary=False),
+    PageEntry("site:search", _("Search"), primary=False),
 ]
 
 

@@ -61,7 +61,7 @@ def test_admin_lists_runs_with_progress_bars(client, django_capture_on_commit_ca
     admin = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
     client.force_login(admin)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/admin/jobs/jobrun/reload-content/")
+        response = client.post("/admin/jobs/jobrun/start/reload-content/")
     assert response.status_code == 302
     page = client.get("/admin/jobs/jobrun/")
     assert page.status_code == 200
@@ -77,5 +77,26 @@ def test_only_superusers_reload_content(client):
 
     staff.user_permissions.add(Permission.objects.get(codename="view_jobrun"))
     client.force_login(staff)
-    client.post("/admin/jobs/jobrun/reload-content/")
+    client.post("/admin/jobs/jobrun/start/reload-content/")
     assert not JobRun.objects.exists()
+
+
+def test_superusers_start_the_export_and_gate_jobs_from_the_job_list(
+    client, canonical_content, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    settings.EXPORT_DIR = tmp_path
+    admin = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    client.force_login(admin)
+    korean = client.get("/ko/admin/jobs/jobrun/").text
+    assert "내보내기 다시 만들기" in korean and "공개 관문 다시 실행" in korean
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/admin/jobs/jobrun/start/regenerate-exports/")
+        client.post("/admin/jobs/jobrun/start/rerun-gate/")
+    runs = dict(JobRun.objects.values_list("job_name", "state"))
+    assert runs == {
+        "mica.exports.tasks.exports_regenerate": "succeeded",
+        "governance.tasks.gate_recompute": "succeeded",
+    }
+    assert (tmp_path / "current" / "manifest.json").exists()
+    assert client.post("/admin/jobs/jobrun/start/no-such-job/").status_code == 302
+    assert JobRun.objects.count() == 2

@@ -1,0 +1,22 @@
+"""gunicorn settings for a MICA web node: `gunicorn -c deploy/gunicorn.conf.py mica.wsgi`.
+
+Every value can be overridden from the environment, so one file serves every node.
+"""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("MICA_BIND", "127.0.0.1:8000")
+# Pages are rendered from the shared cache; a few sync workers per core keep up.
+workers = int(os.environ.get("MICA_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+worker_class = "sync"
+timeout = int(os.environ.get("MICA_WEB_TIMEOUT", "30"))
+graceful_timeout = 30
+keepalive = 5
+# Recycle workers now and then so a slow leak never becomes an outage.
+max_requests = 2000
+max_requests_jitter = 200
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("MICA_LOG_LEVEL", "info")
+forwarded_allow_ips = os.environ.get("MICA_FORWARDED_ALLOW_IPS", "127.0.0.1")

@@ -1,0 +1,119 @@
+"""The scope planner page and its manifest download."""
+
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_safe
+
+from mica.methodology.selectors import edition_current
+from mica.site import planner
+from mica.site.planner import ScopeMode
+
+MODE_HINTS = {
+    ScopeMode.COUNTRY_FOCUSED: _("The markets you choose × every public task."),
+    ScopeMode.TASK_FOCUSED: _("Every market × the tasks you choose."),
+    ScopeMode.CUSTOM_MATRIX: _("The markets you choose × the tasks you choose."),
+    ScopeMode.FULL_BENCHMARK: _("Every market × every public task."),
+}
+# Field name -> (message, id prefix of the checkboxes the error summary links to).
+FIELD_ERRORS = {
+    "market": (_("Select at least one market."), "market-"),
+    "task": (_("Select at least one task."), "task-"),
+}
+
+
+def _scope(request):
+    source = planner.planner_source()
+    selection = planner.selection_from_query(request.GET, source.records)
+    return source, planner.scope_plan(selection, source.records)
+
+
+def _mode_options(selection):
+    return [
+        {
+            "value": value,
+            "label": label,
+            "hint": MODE_HINTS[value],
+            "checked": value == selection.mode,
+        }
+        for value, label in ScopeMode.choices
+    ]
+
+
+def _market_options(source, selection):
+    return [{"market": m, "checked": m.code in selection.markets} for m in source.markets]
+
+
+def _task_groups(source, selection):
+    """Tasks grouped by family, each with the markets it applies to (the script counts with it)."""
+    records, groups = source.records, []
+    for task in source.tasks:
+        if not groups or groups[-1]["family"].pk != task.family_id:
+            groups.append({"family": task.family, "tasks": []})
+        applies = [m for m in records.markets if records.applies(m, task.slug)]
+        groups[-1]["tasks"].append(
+            {
+                "slug": task.slug,
+                "title": task.current_version.title,
+                "applies": " ".join(applies),
+                "checked": task.slug in selection.tasks,
+            }
+        )
+    return groups
+
+
+def _errors(source, scope):
+    first = {"market": source.records.markets[:1], "task": source.records.tasks[:1]}
+    errors = []
+    for name, (message, prefix) in FIELD_ERRORS.items():
+        anchor = prefix + first[name][0] if first[name] else ""
+        errors.append(
+            {"field": name, "message": message, "anchor": anchor, "shown": name in scope.missing}
+        )
+    return errors
+
+
+def _not_applicable_cells(source, scope):
+    market_of = {m.code: m for m in source.markets}
+    title_of = {t.slug: t.current_version.title for t in source.tasks}
+    return [
+        {"market": market_of[cell.market], "task": cell.task, "title": title_of[cell.task]}
+        for cell in scope.cells
+        if not cell.execution_eligible
+    ]
+
+
+@require_safe
+def evaluate(request):
+    source, scope = _scope(request)
+    query = planner.selection_query(scope.selection)
+    context = {
+        "scope": scope,
+        "counts": planner.scope_counts(scope),
+        "modes": _mode_options(scope.selection),
+        "market_options": _market_options(source, scope.selection),
+        "task_groups": _task_groups(source, scope.selection),
+        "errors": _errors(source, scope),
+        "not_applicable_cells": _not_applicable_cells(source, scope),
+        "manifest_url": f"{reverse('site:evaluate-manifest')}?{query}",
+    }
+    return render(request, "site/evaluate.html", context)
+
+
+@require_safe
+def scope_manifest(request):
+    """The frozen scope as JSON; an empty scope is a 400 with the reasons in the reader's words."""
+    _source, scope = _scope(request)
+    if not scope.valid:
+        errors = {name: [str(FIELD_ERRORS[name][0])] for name in scope.missing}
+        return JsonResponse(
+            {"errors": errors}, status=400, json_dumps_params={"ensure_ascii": False}
+        )
+    edition = edition_current()
+    manifest = planner.scope_manifest(scope, edition)
+    response = JsonResponse(manifest, json_dumps_params={"ensure_ascii": False, "indent": 2})
+    edition_slug = edition.slug if edition else "no-edition"
+    filename = f"mica-scope-{edition_slug}-{scope.selection.mode}.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -1,0 +1,52 @@
+"""The search page in Chromium: axe-clean with and without results, in both languages."""
+
+from urllib.parse import quote
+
+import pytest
+
+from tests.browser.conftest import assert_accessible
+
+pytestmark = pytest.mark.browser
+
+SEARCHES = [
+    "/search/",
+    "/ko/search/",
+    "/search/?q=localization",
+    f"/ko/search/?q={quote('현지')}",
+    "/search/?q=zzqxv",
+    f"/ko/search/?q={quote('?!')}",
+    f"/search/?q={'x' * 300}",
+]
+
+
+@pytest.mark.parametrize("path", SEARCHES)
+def test_search_pages_pass_axe(page, site, path):
+    page.goto(f"{site}{path}")
+    assert_accessible(page)
+
+
+@pytest.mark.parametrize(
+    "start, words, marked",
+    [("/search/", "locality", "Locality"), ("/ko/search/", "현지성", "현지성")],
+)
+def test_the_form_searches_and_marks_hits(page, site, start, words, marked):
+    page.goto(f"{site}{start}")
+    page.get_by_role("search").get_by_role("searchbox").fill(words)
+    page.keyboard.press("Enter")
+    page.wait_for_load_state()
+    assert page.locator("section[aria-labelledby=results-claims] mark").first.inner_text() == marked
+    assert_accessible(page)
+
+
+def test_a_long_query_reflows_at_320_px(browser, site):
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    try:
+        for path in (f"/search/?q={'x' * 300}", f"/ko/search/?q={quote('현지성' * 60)}"):
+            page.goto(f"{site}{path}")
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+            assert overflow <= 0, f"{path} scrolls sideways by {overflow} px at 320 px"
+    finally:
+        context.close()
