@@ -20,6 +20,7 @@ $(VENV)/.test-installed: requirements/test.lock
 serve-setup: $(VENV)/.base-installed
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py load_canonical_content
+	$(PY) manage.py regenerate_exports --sync
 
 # Installs, migrates, loads the canonical content and serves on 127.0.0.1:$(PORT).
 run: serve-setup

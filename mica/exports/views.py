@@ -22,7 +22,12 @@ def downloads(request):
         files = [
             {**f, "label": f["title"].get(language, f["title"]["en"])} for f in manifest["files"]
         ]
-    return render(request, "exports/downloads.html", {"manifest": manifest, "files": files})
+    generated = parse_datetime(manifest["generated_at"]) if manifest else None
+    return render(
+        request,
+        "exports/downloads.html",
+        {"manifest": manifest, "files": files, "generated": generated},
+    )
 
 
 def _published(name):

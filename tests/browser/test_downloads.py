@@ -1,0 +1,37 @@
+"""The downloads page with a published export set: accessible, and every link downloads."""
+
+import hashlib
+
+import pytest
+
+from mica.exports.publish import exports_regenerate
+from tests.browser.conftest import assert_accessible
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def published_set(site, settings, tmp_path):
+    settings.EXPORT_DIR = tmp_path / "exports"
+    return exports_regenerate()
+
+
+@pytest.mark.parametrize("prefix", ["", "/ko"])
+def test_the_downloads_page_passes_axe_and_its_checksums_hold(page, site, published_set, prefix):
+    page.goto(f"{site}{prefix}/downloads/")
+    assert_accessible(page)
+    rows = page.locator("tbody tr")
+    assert rows.count() == len(published_set["files"])
+    entry = published_set["files"][2]
+    body = page.request.get(f"{site}/downloads/{entry['name']}").body()
+    assert hashlib.sha256(body).hexdigest() == entry["sha256"]
+    assert entry["sha256"] in page.locator("tbody").inner_text()
+
+
+def test_the_downloads_page_reflows_at_320_px(browser, site, published_set):
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    page.goto(f"{site}/ko/downloads/")
+    overflow = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+    context.close()
+    assert not overflow
