@@ -74,6 +74,25 @@ def test_a_published_edition_refuses_every_save(pair, client, lead):
         record.delete()
 
 
+def test_a_published_edition_refuses_api_writes(pair, client, lead):
+    from markets.models import IntegrationSituation
+
+    older, _newer, _changed, _retracted = pair
+    situation = IntegrationSituation.objects.filter(
+        market_edition__edition=older, market_edition__market__code="KR"
+    ).first()
+    client.force_login(lead)
+    response = client.patch(
+        f"/api/v1/markets/kr/situations/{situation.situation_id}/",
+        {"title_en": "Rewritten after publication"},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert "published and cannot change" in response.json()["detail"]
+    situation.refresh_from_db()
+    assert situation.title_en != "Rewritten after publication"
+
+
 def test_the_diff_on_a_constructed_pair(pair, client):
     older, newer, changed, retracted = pair
     body = client.get(f"/api/v1/editions/{older.slug}/diff/{newer.slug}/").json()
