@@ -116,3 +116,14 @@ def test_home_page_runs_a_constant_number_of_queries(
         client.get("/")
     with django_assert_max_num_queries(3):
         client.get("/ko/")
+
+
+def test_every_sitemap_page_has_a_plain_title_and_one_h1(client, canonical_content):
+    import re
+
+    xml = client.get("/sitemap.xml").text
+    for url in re.findall(r"<loc>http://testserver(/[^<]*)</loc>", xml):
+        html = client.get(url).text
+        title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
+        assert "<" not in title and title.strip().endswith("— MICA"), (url, title)
+        assert len(re.findall(r"<h1[ >]", html)) == 1, url
