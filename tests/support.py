@@ -30,3 +30,26 @@ def fields_missing_korean(app_label):
                 if getattr(record, f"{name}_en") and not getattr(record, f"{name}_ko"):
                     missing.append(f"{model.__name__}#{record.pk}.{name}")
     return missing
+
+
+def wait_for(predicate, timeout=60, interval=0.1):
+    """Poll until `predicate()` is truthy; its docstring says what was awaited on timeout."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if result := predicate():
+            return result
+        time.sleep(interval)
+    raise AssertionError(f"gave up after {timeout} s waiting for {predicate.__doc__}")
+
+
+def job_run_finished(job_run):
+    from mica.jobs.models import JobState
+
+    def check():
+        """the job run to finish"""
+        job_run.refresh_from_db()
+        return job_run.state in (JobState.SUCCEEDED, JobState.FAILED)
+
+    return check

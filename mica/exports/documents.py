@@ -14,28 +14,9 @@ from markets.selectors import market_edition_list
 from mica.methodology.facts import live_facts
 from submissions.selectors import challenge_public_list
 
+# One CSV row per cell: the API's cell fields, less the nested ones (sentences, per-task scores).
 GATE_CSV_COLUMNS = [
-    "cell",
-    "system",
-    "snapshot_version",
-    "market",
-    "family",
-    "eligible_runs",
-    "successes",
-    "accuracy",
-    "accuracy_low",
-    "accuracy_high",
-    "p50_seconds",
-    "p95_seconds",
-    "cost_per_success_usd",
-    "tasks_attempted",
-    "tasks_defined",
-    "coverage",
-    "critical_safety_events",
-    "verification",
-    "data_status",
-    "publication_eligible",
-    "blockers",
+    name for name in CellSerializer.Meta.fields if name not in ("blocker_sentences", "task_scores")
 ]
 
 

@@ -15,17 +15,21 @@ def _publish(job_run_id, progress):
     return f"published {len(manifest['files'])} files for {manifest['edition']['slug']}"
 
 
-@shared_task(bind=True, name="mica.exports.tasks.exports_regenerate", max_retries=3)
-def exports_regenerate(self, job_run_id):
-    """Write, check and publish every export of the current edition."""
+def _run_tracked(task, job_run_id, work):
     # Edits from now on may miss this run's reads: let them queue the next one.
     exports_pending_clear()
     job_run_execute(
         job_run_id,
-        lambda _arguments, progress: _publish(job_run_id, progress),
-        worker=self.request.hostname or "eager",
-        retry_task=self,
+        lambda _arguments, progress: work(job_run_id, progress),
+        worker=task.request.hostname or "eager",
+        retry_task=task,
     )
+
+
+@shared_task(bind=True, name="mica.exports.tasks.exports_regenerate", max_retries=3)
+def exports_regenerate(self, job_run_id):
+    """Write, check and publish every export of the current edition."""
+    _run_tracked(self, job_run_id, _publish)
 
 
 def _gate_then_exports(job_run_id, progress):
@@ -37,13 +41,7 @@ def _gate_then_exports(job_run_id, progress):
 @shared_task(bind=True, name="mica.exports.tasks.full_regeneration", max_retries=3)
 def full_regeneration(self, job_run_id):
     """The gate rerun over every cell, then the exports, in that order, as one run."""
-    exports_pending_clear()
-    job_run_execute(
-        job_run_id,
-        lambda _arguments, progress: _gate_then_exports(job_run_id, progress),
-        worker=self.request.hostname or "eager",
-        retry_task=self,
-    )
+    _run_tracked(self, job_run_id, _gate_then_exports)
 
 
 @shared_task(name="mica.exports.tasks.nightly", ignore_result=True)

@@ -159,3 +159,19 @@ def test_the_downloads_page_runs_no_query_per_file(
     exports_regenerate(job_run_id=None)
     with django_assert_max_num_queries(3):
         assert client.get("/downloads/").status_code == 200
+
+
+def test_the_nightly_run_reruns_the_gate_then_publishes(
+    canonical_content, export_dir, settings, django_capture_on_commit_callbacks
+):
+    from mica.exports.tasks import nightly
+    from mica.jobs.models import JobRun
+
+    schedule = settings.CELERY_BEAT_SCHEDULE["nightly-full-regeneration"]
+    assert schedule["task"] == nightly.name
+    with django_capture_on_commit_callbacks(execute=True):
+        nightly()
+    run = JobRun.objects.get(job_name="mica.exports.tasks.full_regeneration")
+    assert run.state == "succeeded", run.error
+    assert run.message.startswith("cells recomputed: 0; published 12 files")
+    assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk

@@ -12,28 +12,11 @@ from mica.jobs.models import JobRun, JobState
 from mica.methodology.models import ChapterItem
 from tests.conftest import WorkerProcess, _test_database_url
 from tests.mica.exports.conftest import assert_intact, published
+from tests.support import job_run_finished, wait_for
 
 pytestmark = [pytest.mark.broker, pytest.mark.django_db(transaction=True)]
 
 REGENERATE = "mica.exports.tasks.exports_regenerate"
-
-
-def wait_for(predicate, timeout=120, interval=0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if result := predicate():
-            return result
-        time.sleep(interval)
-    raise AssertionError(f"gave up after {timeout} s waiting for {predicate.__doc__}")
-
-
-def finished(job_run):
-    def check():
-        """the job run to finish"""
-        job_run.refresh_from_db()
-        return job_run.state in (JobState.SUCCEEDED, JobState.FAILED)
-
-    return check
 
 
 @pytest.fixture
@@ -60,7 +43,7 @@ def workers(redis_broker, export_dir, canonical_content, tmp_path):
 def test_a_regeneration_end_to_end(workers, export_dir):
     worker = workers()
     job_run = exports_request_regeneration()
-    wait_for(finished(job_run))
+    wait_for(job_run_finished(job_run))
     assert job_run.state == JobState.SUCCEEDED, job_run.error
     assert job_run.worker == worker.hostname and job_run.progress == 100
     manifest = assert_intact(published(export_dir))
@@ -73,7 +56,7 @@ def test_a_worker_killed_mid_regeneration_is_replaced_and_the_old_set_stays_inta
 ):
     first = exports_request_regeneration()
     starter = workers()
-    wait_for(finished(first))
+    wait_for(job_run_finished(first))
     starter.stop()  # the next job must go to the worker that is killed
     before = published(export_dir)
     # A catalogue large enough that the worker is still writing when it dies.
@@ -101,7 +84,7 @@ def test_a_worker_killed_mid_regeneration_is_replaced_and_the_old_set_stays_inta
         wait_for(writing, interval=0.05)
         doomed.kill()
         replacement = workers(MICA_BROKER_VISIBILITY_TIMEOUT="5")
-        wait_for(finished(job_run), timeout=180)
+        wait_for(job_run_finished(job_run), timeout=180)
     finally:
         stop.set()
         watcher.join()
@@ -116,14 +99,14 @@ def test_a_worker_killed_mid_regeneration_is_replaced_and_the_old_set_stays_inta
 def test_a_holdout_canary_makes_the_job_refuse_to_publish(workers, export_dir):
     workers()
     first = exports_request_regeneration()
-    wait_for(finished(first))
+    wait_for(job_run_finished(first))
     before = published(export_dir)
     [canary] = synthetic_catalogue_create(1, task_set=TaskSet.HOLDOUT, prefix="canary")
     claim = ChapterItem.objects.filter(item_type="claim").first()
     claim.detail_en += f" Compare {canary}."
     claim.save()
     job_run = exports_request_regeneration()
-    wait_for(finished(job_run))
+    wait_for(job_run_finished(job_run))
     assert job_run.state == JobState.FAILED and job_run.attempts == 1  # a refusal is not retried
     assert "Holdout content found in mica-methodology.en.md" in job_run.message
     assert published(export_dir) == before
@@ -141,7 +124,7 @@ def test_ten_edits_queue_one_regeneration(workers, export_dir, settings):
         claim.detail_en = f"{claim.detail_en.split(' Edit ')[0]} Edit {number}."
         claim.save()  # each save commits on its own: ten transactions
     [job_run] = JobRun.objects.filter(job_name=REGENERATE)
-    wait_for(finished(job_run))
+    wait_for(job_run_finished(job_run))
     assert job_run.state == JobState.SUCCEEDED, job_run.error
     assert b"Edit 10." in published(export_dir)["mica-methodology.en.md"]
     time.sleep(1)

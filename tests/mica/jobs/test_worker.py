@@ -10,32 +10,14 @@ from mica.jobs.services import job_run_enqueue
 from mica.jobs.tasks import worker_heartbeat
 from mica.methodology.models import Edition
 from mica.site.tasks import content_reload
+from tests.support import job_run_finished, wait_for
 
 pytestmark = [pytest.mark.broker, pytest.mark.django_db(transaction=True)]
 
 
-def wait_for(predicate, timeout=30, interval=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = predicate()
-        if result:
-            return result
-        time.sleep(interval)
-    raise AssertionError(f"gave up after {timeout} s waiting for {predicate.__doc__}")
-
-
-def finished(job_run):
-    def check():
-        """the job run to finish"""
-        job_run.refresh_from_db()
-        return job_run.state in (JobState.SUCCEEDED, JobState.FAILED)
-
-    return check
-
-
 def test_job_runs_queued_running_succeeded_in_the_worker(celery_worker):
     job_run = job_run_enqueue(task=content_reload)
-    wait_for(finished(job_run))
+    wait_for(job_run_finished(job_run))
     assert job_run.state == JobState.SUCCEEDED, job_run.error
     assert job_run.worker == celery_worker.hostname
     assert job_run.progress == 100 and job_run.attempts == 1
@@ -44,7 +26,7 @@ def test_job_runs_queued_running_succeeded_in_the_worker(celery_worker):
 
 def test_failing_job_in_the_worker_records_its_error(celery_worker):
     job_run = job_run_enqueue(task=content_reload, arguments={"sections": ["nowhere"]})
-    wait_for(finished(job_run))
+    wait_for(job_run_finished(job_run))
     assert job_run.state == JobState.FAILED
     assert job_run.worker == celery_worker.hostname
     assert "Unknown content section: nowhere" in job_run.error
