@@ -129,3 +129,22 @@ def test_ten_edits_queue_one_regeneration(workers, export_dir, settings):
     assert b"Edit 10." in published(export_dir)["mica-methodology.en.md"]
     time.sleep(1)
     assert JobRun.objects.filter(job_name=REGENERATE).count() == 1
+
+
+def test_an_unexpected_failure_is_retried_with_backoff(workers, export_dir):
+    export_dir.parent.mkdir(parents=True, exist_ok=True)
+    export_dir.write_text("a file where the export directory should be")
+    workers()
+    job_run = exports_request_regeneration()
+
+    def requeued():
+        """the first attempt to fail and go back to the queue"""
+        job_run.refresh_from_db()
+        return job_run.state == JobState.QUEUED and "retrying in 5 s" in job_run.message
+
+    wait_for(requeued)
+    export_dir.unlink()  # the cause goes away before the retry
+    wait_for(job_run_finished(job_run))
+    assert job_run.state == JobState.SUCCEEDED and job_run.attempts == 2
+    assert "FileExistsError" in job_run.error or "NotADirectoryError" in job_run.error
+    assert_intact(published(export_dir))
