@@ -25,7 +25,16 @@ def on_demand_jobs():
 
 @admin.register(JobRun)
 class JobRunAdmin(admin.ModelAdmin):
-    list_display = ("job_name", "state", "progress_bar", "message", "queued_at", "finished_at")
+    list_display = (
+        "job_name",
+        "state",
+        "progress_bar",
+        "message",
+        "attempts",
+        "last_error",
+        "queued_at",
+        "finished_at",
+    )
     list_filter = ("state", "job_name")
     search_fields = ("job_name", "message")
     list_select_related = ("requested_by",)
@@ -39,6 +48,12 @@ class JobRunAdmin(admin.ModelAdmin):
             obj.progress,
             _("Progress of %(job)s") % {"job": obj},
         )
+
+    @admin.display(description=_("last error"))
+    def last_error(self, obj):
+        # The traceback's last line names the failure; the whole one is on the run's page.
+        lines = obj.error.strip().splitlines()
+        return lines[-1][:200] if lines else ""
 
     def has_add_permission(self, request):
         return False
@@ -66,7 +81,9 @@ class JobRunAdmin(admin.ModelAdmin):
         else:
             with transaction.atomic():
                 job_run = job_run_enqueue(task=job[0], actor=request.user)
-            messages.success(request, _("%(job)s queued.") % {"job": job_run})
+            messages.success(
+                request, _("%(label)s: queued as run %(id)d.") % {"label": job[1], "id": job_run.pk}
+            )
         return redirect(reverse("admin:jobs_jobrun_changelist"))
 
 
