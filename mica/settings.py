@@ -123,6 +123,9 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "mica.sqlite3",
             "OPTIONS": {"timeout": 20},
+            # A fresh SQLite connection re-reads the schema on its first query, which
+            # costs more than serving a cached page; keep each thread's connection.
+            "CONN_MAX_AGE": 600,
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -140,6 +143,11 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Public pages are cached whole under the content revision (mica.site.page_cache),
+# so a content change is seen at once; the lifetime only bounds what else a page
+# shows (today's date, say) and how long entries of old revisions linger. 0: off.
+PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL

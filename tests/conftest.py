@@ -155,3 +155,31 @@ def _fresh_intake_limits(monkeypatch):
     from submissions import throttle
 
     monkeypatch.setattr(throttle, "NAMESPACE", f"test-{uuid.uuid4().hex}")
+
+
+QUERY_COUNTING_FIXTURES = {"django_assert_num_queries", "django_assert_max_num_queries"}
+
+
+@pytest.fixture(autouse=True)
+def _no_page_cache_where_queries_are_counted(request):
+    """A query budget pins what a page costs to render: a cache hit, or the revision
+    read in front of a miss, would blur it. Tests of the cache ask for `page_cache`."""
+    names = set(request.fixturenames)
+    if names & QUERY_COUNTING_FIXTURES and "page_cache" not in names:
+        request.getfixturevalue("settings").PAGE_CACHE_SECONDS = 0
+
+
+@pytest.fixture
+def page_cache(settings):
+    """The whole-page cache switched on, as in every profile."""
+    settings.PAGE_CACHE_SECONDS = 600
+
+
+@pytest.fixture
+def eager_celery(settings):
+    """Jobs run in this process, whatever the profile (the worker tests use a broker)."""
+    from mica.celery import app
+
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER

@@ -1,26 +1,29 @@
 from django.urls import path, re_path
 
 from mica.methodology import views
+from mica.site.page_cache import public_page_cache as cached
 
 app_name = "methodology"
 
 EDITION = r"[a-z0-9.-]{1,40}"
 
 urlpatterns = [
-    path("editions/", views.edition_list, name="editions"),
-    re_path(rf"^editions/(?P<slug>{EDITION})/$", views.edition_detail, name="edition"),
+    path("editions/", cached(views.edition_list), name="editions"),
+    re_path(rf"^editions/(?P<slug>{EDITION})/$", cached(views.edition_detail), name="edition"),
     re_path(
         rf"^editions/(?P<older>{EDITION})/diff/(?P<newer>{EDITION})/$",
-        views.edition_diff_page,
+        cached(views.edition_diff_page),
         name="edition-diff",
     ),
-    path("methodology/", views.methodology, name="methodology"),
+    path("methodology/", cached(views.methodology), name="methodology"),
     re_path(
-        r"^methodology/claims/(?P<section_id>[a-z0-9]+(?:-[a-z0-9]+)*)/$", views.claim, name="claim"
+        r"^methodology/claims/(?P<section_id>[a-z0-9]+(?:-[a-z0-9]+)*)/$",
+        cached(views.claim),
+        name="claim",
     ),
     re_path(
         r"^methodology/downloads/mica-methodology-(?P<slug>[a-z0-9.-]{1,40})\.(?P<language>en|ko)\.md$",
-        views.download,
+        cached(views.download),
         name="download",
     ),
 ]

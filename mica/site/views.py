@@ -7,14 +7,21 @@ from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from mica.methodology.selectors import edition_current
 from mica.site.api_docs import api_operations
 from mica.site.health import health_report
 from mica.site.i18n import KOREAN_PREFIX_RE
+from mica.site.ledger import home_ledger, method_frame
 
 
 @require_safe
 def home(request):
-    return render(request, "site/home.html")
+    edition = edition_current()
+    return render(
+        request,
+        "site/home.html",
+        {"edition": edition, "ledger": home_ledger(edition), "method": method_frame(edition)},
+    )
 
 
 @require_safe

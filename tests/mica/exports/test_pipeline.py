@@ -103,7 +103,7 @@ def test_a_correction_without_korean_fails_the_schema_and_publishes_nothing(
 
 
 def test_the_command_runs_inline_or_queues_a_tracked_job(
-    canonical_content, export_dir, django_capture_on_commit_callbacks
+    canonical_content, export_dir, django_capture_on_commit_callbacks, eager_celery
 ):
     from io import StringIO
 
@@ -113,7 +113,7 @@ def test_the_command_runs_inline_or_queues_a_tracked_job(
     call_command("regenerate_exports", "--sync", stdout=out)
     assert "[100%] Published" in out.getvalue() and "mica-catalogue.json" in out.getvalue()
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("regenerate_exports", stdout=out)  # eager here: the job runs at once
+        call_command("regenerate_exports", stdout=out)
     run = JobRun.objects.get(job_name="mica.exports.tasks.exports_regenerate")
     assert run.state == "succeeded" and run.progress == 100
     assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk
@@ -162,7 +162,7 @@ def test_the_downloads_page_runs_no_query_per_file(
 
 
 def test_the_nightly_run_reruns_the_gate_then_publishes(
-    canonical_content, export_dir, settings, django_capture_on_commit_callbacks
+    canonical_content, export_dir, settings, django_capture_on_commit_callbacks, eager_celery
 ):
     from mica.exports.tasks import nightly
     from mica.jobs.models import JobRun
@@ -175,3 +175,20 @@ def test_the_nightly_run_reruns_the_gate_then_publishes(
     assert run.state == "succeeded", run.error
     assert run.message.startswith("cells recomputed: 0; published 12 files")
     assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk
+
+
+def test_the_published_croissant_loads_in_mlcroissant_with_the_published_files(
+    canonical_content, export_dir
+):
+    import mlcroissant
+
+    exports_regenerate(job_run_id=None)
+    current = (Path(export_dir) / "current").resolve()
+    names = ["mica-catalogue.json", "mica-catalogue.csv"]
+    dataset = mlcroissant.Dataset(
+        jsonld=current / "mica-catalogue.croissant.json",
+        mapping={name: str(current / name) for name in names},
+    )
+    assert not dataset.metadata.ctx.issues.errors
+    tasks = [record["tasks/id"].decode() for record in dataset.records("tasks")]
+    assert len(tasks) == 100 and len(set(tasks)) == 100

@@ -15,12 +15,8 @@ EAGER = override_settings(CELERY_TASK_ALWAYS_EAGER=True)
 
 
 @pytest.fixture(autouse=True)
-def eager_celery(settings):
-    from mica.celery import app
-
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+def _eager(eager_celery):
+    """Every job here runs in this process, whatever the profile."""
 
 
 def test_job_is_queued_until_commit_then_succeeds(django_capture_on_commit_callbacks):

@@ -109,15 +109,6 @@ def test_odd_accept_language_headers(client, header):
     assert '<html lang="en">' in response.text
 
 
-def test_home_page_runs_a_constant_number_of_queries(
-    client, canonical_content, django_assert_max_num_queries
-):
-    with django_assert_max_num_queries(3):
-        client.get("/")
-    with django_assert_max_num_queries(3):
-        client.get("/ko/")
-
-
 def test_every_sitemap_page_has_a_plain_title_and_one_h1(client, canonical_content):
     import re
 
