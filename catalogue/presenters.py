@@ -1,5 +1,7 @@
 """Catalogue records shaped for pages and the API."""
 
+from django.utils.translation import gettext as _
+
 from catalogue.models import Applicability, ClauseKind, Complexity, Surface, TerminationClass
 from mica.site.figures import dot_matrix
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition, label_for
@@ -17,13 +19,25 @@ def contract(version):
     }
 
 
+def _market_line(applicable, variant_label):
+    """ "KR, JP (variant), SG": the markets where a task applies, as one line of text."""
+    return ", ".join(
+        f"{a.market.code} ({variant_label})"
+        if a.status == Applicability.VARIANT_REQUIRED
+        else a.market.code
+        for a in applicable
+    )
+
+
 def task_card(definition):
     version = definition.current_version
     applicability = sorted(version.applicability.all(), key=lambda a: a.market.display_order)
+    applicable = [a for a in applicability if a.status != Applicability.NOT_APPLICABLE]
     return {
         "definition": definition,
         "version": version,
-        "markets": [a for a in applicability if a.status != Applicability.NOT_APPLICABLE],
+        "markets": applicable,
+        "market_line": _market_line(applicable, _("variant")),
         "applicability": applicability,
         "contract": contract(version),
     }
