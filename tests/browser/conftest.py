@@ -62,3 +62,25 @@ def assert_accessible(page):
         for v in violations
     )
     assert not violations, f"{page.url}\n{report}"
+
+
+@pytest.fixture
+def narrow_page(browser):
+    """A page 320 CSS px wide: the width WCAG 1.4.10 asks content to reflow to."""
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    yield context.new_page()
+    context.close()
+
+
+def sideways_overflow(page):
+    """How many px the page scrolls sideways (0 or less when it reflows)."""
+    return page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+
+
+def assert_reflows(page, url):
+    page.goto(url)
+    overflow = sideways_overflow(page)
+    width = page.viewport_size["width"]
+    assert overflow <= 0, f"{url} scrolls sideways by {overflow} px at {width} px"

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.conftest import assert_accessible
+from tests.browser.conftest import assert_accessible, assert_reflows
 
 pytestmark = pytest.mark.browser
 
@@ -50,15 +50,6 @@ def test_every_public_page_passes_axe(page, site):
         assert_accessible(page)
 
 
-def test_pages_reflow_at_320_px_without_horizontal_scrolling(browser, site):
-    context = browser.new_context(viewport={"width": 320, "height": 640})
-    page = context.new_page()
-    try:
-        for path in public_pages(page, site):
-            page.goto(f"{site}{path}")
-            overflow = page.evaluate(
-                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-            )
-            assert overflow <= 0, f"{path} scrolls sideways by {overflow} px at 320 px"
-    finally:
-        context.close()
+def test_pages_reflow_at_320_px_without_horizontal_scrolling(narrow_page, site):
+    for path in public_pages(narrow_page, site):
+        assert_reflows(narrow_page, f"{site}{path}")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import assert_accessible
+from tests.browser.conftest import assert_accessible, assert_reflows
 
 pytestmark = pytest.mark.browser
 
@@ -17,23 +17,14 @@ def test_home_passes_axe(page, site, path):
 
 
 @pytest.mark.parametrize("path", HOME_PAGES)
-def test_home_reflows_at_320_px_without_horizontal_scrolling(browser, site, path):
-    context = browser.new_context(viewport={"width": 320, "height": 640})
-    page = context.new_page()
-    try:
-        page.goto(f"{site}{path}")
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+def test_home_reflows_at_320_px_without_horizontal_scrolling(narrow_page, site, path):
+    assert_reflows(narrow_page, f"{site}{path}")
+    # Every ledger entry and market stays inside the viewport, not clipped off its edge.
+    for selector in ("[data-figure]", "[data-market]", "[data-outcome-axis]"):
+        boxes = narrow_page.locator(selector).evaluate_all(
+            "nodes => nodes.map(n => n.getBoundingClientRect().right)"
         )
-        assert overflow <= 0, f"{path} scrolls sideways by {overflow} px at 320 px"
-        # Every ledger entry and market stays inside the viewport, not clipped off its edge.
-        for selector in ("[data-figure]", "[data-market]", "[data-outcome-axis]"):
-            boxes = page.locator(selector).evaluate_all(
-                "nodes => nodes.map(n => n.getBoundingClientRect().right)"
-            )
-            assert boxes and max(boxes) <= 320, (selector, boxes)
-    finally:
-        context.close()
+        assert boxes and max(boxes) <= 320, (selector, boxes)
 
 
 def test_native_market_names_carry_their_language(page, site):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.conftest import assert_accessible
+from tests.browser.conftest import assert_accessible, sideways_overflow
 
 pytestmark = pytest.mark.browser
 
@@ -150,9 +150,7 @@ def test_named_pages_reflow_at_320_px_with_the_menu_closed_and_open(narrow, site
         for state in ("closed", "open"):
             if state == "open":
                 toggle_of(page).click()
-            overflow = page.evaluate(
-                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-            )
+            overflow = sideways_overflow(page)
             assert overflow <= 0, f"{path} scrolls sideways by {overflow} px, menu {state}"
         # Tables that cannot reflow scroll inside their own box, never the page.
         outside = page.evaluate(

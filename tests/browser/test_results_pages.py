@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from governance.models import GateCell
-from tests.browser.conftest import assert_accessible
+from tests.browser.conftest import assert_accessible, assert_reflows
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,4 @@ def test_result_pages_with_demo_data_pass_axe(page, demo_site):
             assert page.locator("main h1").count() == 1
             assert_accessible(page)
     page.set_viewport_size({"width": 320, "height": 640})
-    page.goto(f"{demo_site}/evidence/{cell.cell_id}/")
-    overflow = page.evaluate(
-        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    )
-    assert overflow <= 0
+    assert_reflows(page, f"{demo_site}/evidence/{cell.cell_id}/")

@@ -1,36 +1,7 @@
 import copy
 
 import pytest
-from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
-
-from submissions.models import DataStatus, System, SystemSnapshot, Track
-
-
-@pytest.fixture
-def operator(canonical_content):
-    user = User.objects.create_user("operator", password="pw-for-tests-only")
-    system = System.objects.create(
-        slug="acme-agent", name="Acme Agent", operator="Acme", operator_account=user
-    )
-    SystemSnapshot.objects.create(
-        system=system,
-        version="2.1",
-        snapshot_date="2026-11-01",
-        orchestrator="acme-orch",
-        routable_models=["openai/gpt-x", "local/router"],
-        tools=["browser", "maps"],
-        memory="session",
-        track=Track.SIMULATOR,
-        data_status=DataStatus.OFFICIAL,
-    )
-    return user
-
-
-@pytest.fixture
-def staff(operator):
-    """MICA staff; the operator's snapshot exists, as staff rerun registered snapshots."""
-    return User.objects.create_user("mica-staff", password="pw-for-tests-only", is_staff=True)
 
 
 def auth(user):

@@ -16,7 +16,6 @@ from governance.models import GateCell
 from markets.models import CompetenceRole, Market
 from mica.methodology.models import ContractItem, ContractSection, Edition, GlossaryTerm
 from mica.vocabulary import DiagnosticAxis
-from submissions.models import DataStatus, System, SystemSnapshot, Track
 from tests.catalogue.conftest import grant
 from tests.submissions.conftest import BASE, auth
 
@@ -32,33 +31,6 @@ HREF_RE = re.compile(r'<a [^>]*href="([^"#]+)(?:#[^"]*)?"')
 # the view's edition (2), markets, families, task counts, the gate's aggregate, and the
 # framework's contract sections, their items and the glossary term.
 HOME_QUERIES = 11
-
-
-@pytest.fixture
-def operator(canonical_content):
-    """The operator of the official snapshot the attempt payloads name (acme-agent 2.1)."""
-    user = User.objects.create_user("operator", password="pw-for-tests-only")
-    system = System.objects.create(
-        slug="acme-agent", name="Acme Agent", operator="Acme", operator_account=user
-    )
-    SystemSnapshot.objects.create(
-        system=system,
-        version="2.1",
-        snapshot_date="2026-11-01",
-        orchestrator="acme-orch",
-        routable_models=["openai/gpt-x", "local/router"],
-        tools=["browser", "maps"],
-        memory="session",
-        track=Track.SIMULATOR,
-        data_status=DataStatus.OFFICIAL,
-    )
-    return user
-
-
-@pytest.fixture
-def mica_staff(operator):
-    """MICA staff, who rerun the operator's snapshot independently."""
-    return User.objects.create_user("mica-staff", password="pw-for-tests-only", is_staff=True)
 
 
 @pytest.fixture
@@ -155,9 +127,9 @@ def test_holdout_tasks_are_never_counted(client, canonical_content):
     assert ledger(client)["candidate-tasks"] == ("ledger-figure", str(candidates - 1))
 
 
-def test_official_independent_reruns_make_a_verified_system_and_measured_runs(client, mica_staff):
-    record_attempt(client, mica_staff, verification="independent-rerun")
-    record_attempt(client, mica_staff, verification="independent-rerun", attempt_id="acme-kr-002")
+def test_official_independent_reruns_make_a_verified_system_and_measured_runs(client, staff):
+    record_attempt(client, staff, verification="independent-rerun")
+    record_attempt(client, staff, verification="independent-rerun", attempt_id="acme-kr-002")
     figures = ledger(client)
     assert figures["verified-systems"] == ("ledger-figure", "1")
     assert figures["measured-runs"] == ("ledger-figure", "2")
@@ -174,9 +146,9 @@ def test_self_reported_runs_are_measured_but_verify_no_system(client, operator):
     assert figures["verified-systems"][0] == "ledger-absent"
 
 
-def test_a_passed_cell_publishes_its_family_and_the_readiness_says_so(client, mica_staff):
+def test_a_passed_cell_publishes_its_family_and_the_readiness_says_so(client, staff):
     Edition.objects.update(min_eligible_runs=1, min_coverage=1)
-    record_attempt(client, mica_staff, verification="independent-rerun")
+    record_attempt(client, staff, verification="independent-rerun")
     figures = ledger(client)
     assert figures["published-result-families"] == ("ledger-figure", "1")
     page = client.get("/").text
@@ -194,14 +166,14 @@ def test_thresholds_set_without_a_passed_cell_is_still_nothing(client, canonical
     assert ledger(client)["published-result-families"][0] == "ledger-absent"
 
 
-def test_demo_runs_are_never_counted(client, mica_staff):
+def test_demo_runs_are_never_counted(client, staff):
     call_command("load_demo_runs", stdout=open("/dev/null", "w"))
     assert GateCell.objects.exists()
     figures = ledger(client)
     for key in ("verified-systems", "measured-runs", "published-result-families"):
         assert figures[key][0] == "ledger-absent", key
     # Beside demo runs, an official run is counted alone.
-    record_attempt(client, mica_staff, verification="independent-rerun")
+    record_attempt(client, staff, verification="independent-rerun")
     figures = ledger(client)
     assert figures["verified-systems"] == ("ledger-figure", "1")
     assert figures["measured-runs"] == ("ledger-figure", "1")
@@ -275,13 +247,13 @@ def test_every_link_on_the_home_page_resolves(client, canonical_content, prefix)
 
 
 def test_the_home_page_runs_a_fixed_number_of_queries(
-    client, mica_staff, settings, django_assert_num_queries
+    client, staff, settings, django_assert_num_queries
 ):
     # The render itself, never a copy from the page cache.
     settings.PAGE_CACHE_SECONDS = 0
     with django_assert_num_queries(HOME_QUERIES):
         client.get("/")
-    record_attempt(client, mica_staff, verification="independent-rerun")
+    record_attempt(client, staff, verification="independent-rerun")
     call_command("load_demo_runs", stdout=open("/dev/null", "w"))
     Edition.objects.update(min_eligible_runs=1, min_coverage=1)
     with django_assert_num_queries(HOME_QUERIES):
