@@ -27,7 +27,8 @@ def _with_current_version(queryset):
         ),
         Prefetch(
             "current_version__applicability",
-            queryset=MarketApplicability.objects.select_related("market"),
+            # Six markets, fetched once and shared, not one copy joined into every row.
+            queryset=MarketApplicability.objects.prefetch_related("market"),
         ),
     )
 

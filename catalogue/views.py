@@ -20,7 +20,7 @@ def task_list(request):
     families = list(family_list())
     form = TaskFilterForm(request.GET, families=families)
     filters = form.filters()
-    cards = [presenters.task_card(d) for d in task_filter(task_public_list(), **filters)]
+    cards = presenters.list_cards(task_filter(task_public_list(), **filters))
     everything = (
         cards
         if not any(filters.values())
