@@ -45,6 +45,15 @@ def market_edition_list(edition=None):
     )
 
 
+def market_codes(edition):
+    """The codes of the markets an edition declares, in display order (one light query)."""
+    return list(
+        MarketEdition.objects.filter(edition=edition)
+        .order_by("market__display_order")
+        .values_list("market__code", flat=True)
+    )
+
+
 def market_edition_get(code, edition=None):
     return market_edition_list(edition).get(market__code=code.upper())
 

@@ -5,7 +5,7 @@ from django.utils.translation import override
 
 from catalogue.models import Lifecycle
 from catalogue.selectors import task_public_list
-from markets.selectors import market_edition_list
+from markets.selectors import market_codes
 from mica.methodology import models
 
 TASK_TEXT_LANGUAGES = ("en", "ko")
@@ -42,7 +42,7 @@ def edition_is_publication_eligible(edition):
 
 def live_facts(edition):
     """{"en": {placeholder: text}, "ko": {...}} for an edition."""
-    codes = [me.market.code for me in market_edition_list(edition)]
+    codes = market_codes(edition)
     tasks = task_public_list()
     counts = {
         "market_count": len(codes),
