@@ -163,3 +163,25 @@ def test_the_gate_job_reruns_every_cell_as_a_jobrun(
     job_run.refresh_from_db()
     assert job_run.state == JobState.SUCCEEDED and job_run.message == "cells recomputed: 1"
     assert GateCell.objects.count() == 1 and JobRun.objects.count() == 1
+
+
+def test_rerun_gate_runs_inline_with_progress_or_queues_a_job(
+    canonical_content, django_capture_on_commit_callbacks, eager_celery
+):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from mica.jobs.models import JobRun
+
+    call_command("load_demo_runs", stdout=StringIO())
+    cells = GateCell.objects.count()
+    GateCell.objects.all().delete()  # the rerun must build every cell again from the attempts
+    out = StringIO()
+    call_command("rerun_gate", "--sync", stdout=out)
+    assert "[100%]" in out.getvalue() and f"Gate rerun over {cells} cells." in out.getvalue()
+    assert GateCell.objects.count() == cells > 0
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("rerun_gate", stdout=out)
+    run = JobRun.objects.get(job_name="governance.tasks.gate_recompute")
+    assert run.state == "succeeded" and run.message == f"cells recomputed: {cells}"
