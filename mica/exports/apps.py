@@ -8,6 +8,7 @@ class ExportsConfig(AppConfig):
     verbose_name = _("Exports")
 
     def ready(self):
-        from mica.exports import triggers
+        from mica.exports.services import exports_follow_content
+        from mica.site.content_changes import content_committed
 
-        triggers.connect()
+        content_committed.connect(exports_follow_content, dispatch_uid="exports-follow-content")

@@ -31,3 +31,9 @@ def exports_request_debounced():
 
 def exports_pending_clear():
     cache.delete(PENDING_KEY)
+
+
+def exports_follow_content(sender, **kwargs):
+    """Committed content changes regenerate the exports where a worker runs them."""
+    if settings.EXPORTS_ON_CHANGE:
+        exports_request_debounced()

@@ -6,3 +6,8 @@ class SiteConfig(AppConfig):
     name = "mica.site"
     label = "site"
     verbose_name = _("Site")
+
+    def ready(self):
+        from mica.site import content_changes
+
+        content_changes.connect()

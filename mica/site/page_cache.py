@@ -1,7 +1,7 @@
 """Whole public pages from the shared cache, keyed by the content revision.
 
 A cached page is valid exactly as long as the content revision it was rendered
-under: any committed change moves the revision (mica.exports.triggers), so the
+under: any committed change moves the revision (mica.site.content_changes), so the
 next request renders afresh. Every answer carries a strong ETag (a hash of the
 bytes) and Last-Modified (when the content last changed) and answers 304 to a
 matching conditional request. `Cache-Control: public, max-age=0, must-revalidate`

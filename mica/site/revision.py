@@ -1,7 +1,7 @@
 """The content revision: a number that moves whenever committed content changes.
 
 Pages are cached under it (mica.site.page_cache), so a change is visible at once.
-mica.exports.triggers watches the writes and moves it after each commit.
+mica.site.content_changes watches the writes and moves it after each commit.
 """
 
 import datetime

@@ -1,5 +1,5 @@
 """Content changes, once their transaction commits, move the content revision (which
-keys the page cache) and queue a debounced export regeneration.
+keys the page cache) and send `content_committed` (the exports listen to it).
 
 Writes are seen as SQL on every database connection, not through model signals:
 queryset updates, bulk inserts and many-to-many changes send no `post_save`, yet
@@ -11,9 +11,9 @@ import re
 from functools import cache
 
 from django.apps import apps
-from django.conf import settings
 from django.db import connections, transaction
 from django.db.backends.signals import connection_created
+from django.dispatch import Signal
 
 from mica.site.revision import revision_bump, revision_pending_mark
 
@@ -38,12 +38,13 @@ def watched_tables():
     return frozenset(tables)
 
 
+# Sent once after each transaction that changed content has committed.
+content_committed = Signal()
+
+
 def _after_commit():
     revision_bump()
-    if settings.EXPORTS_ON_CHANGE:
-        from mica.exports.services import exports_request_debounced
-
-        exports_request_debounced()
+    content_committed.send(sender=None)
 
 
 def content_written(connection):
