@@ -16,7 +16,6 @@ that carry a CSRF token (a form that posts).
 
 import hashlib
 import itertools
-import os
 from functools import wraps
 
 from django.conf import settings
@@ -47,16 +46,6 @@ def _settings_changed(**kwargs):
 
 
 setting_changed.connect(_settings_changed, dispatch_uid="page-cache-settings-changed")
-
-
-def published_exports(request):
-    """The downloads page lists the published export set, which a job replaces on disk
-    some time after the content changed: key that page on the set as well."""
-    try:
-        directory = os.path.realpath(os.path.join(settings.EXPORT_DIR, "current"), strict=True)
-        return directory, os.stat(directory).st_mtime
-    except OSError:
-        return "", None
 
 
 def _anonymous(request):

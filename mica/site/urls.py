@@ -1,16 +1,18 @@
 from django.urls import path
 
 from mica.exports import views as export_views
+from mica.exports.selectors import export_page_variant
 from mica.site import planner_views, search_views, views
 from mica.site.page_cache import public_page_cache as cached
-from mica.site.page_cache import published_exports
 
 app_name = "site"
 
 urlpatterns = [
     path("", cached(views.home), name="home"),
     path("api/docs/", cached(views.api_docs), name="api-docs"),
-    path("downloads/", cached(export_views.downloads, variant=published_exports), name="downloads"),
+    path(
+        "downloads/", cached(export_views.downloads, variant=export_page_variant), name="downloads"
+    ),
     path("downloads/<str:name>", export_views.download_file, name="download-file"),
     path("search/", cached(search_views.search_page), name="search"),
     path("evaluate/", cached(planner_views.evaluate), name="evaluate"),
