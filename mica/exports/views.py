@@ -46,24 +46,33 @@ def _published(name):
     return directory / name, entry["sha256"], entry["media_type"], generated
 
 
+def _published_once(request, name):
+    """`_published` read once per request: the ETag, Last-Modified and body all need it."""
+    if not hasattr(request, "_mica_published"):
+        try:
+            request._mica_published = _published(name)
+        except Http404:
+            request._mica_published = None
+    return request._mica_published
+
+
 def _etag(request, name):
-    try:
-        return f'"{_published(name)[1]}"'
-    except Http404:
-        return None
+    published = _published_once(request, name)
+    return f'"{published[1]}"' if published else None
 
 
 def _last_modified(request, name):
-    try:
-        return _published(name)[3]
-    except Http404:
-        return None
+    published = _published_once(request, name)
+    return published[3] if published else None
 
 
 @require_safe
 @condition(etag_func=_etag, last_modified_func=_last_modified)
 def download_file(request, name):
-    path, digest, media_type, generated = _published(name)
+    published = _published_once(request, name)
+    if published is None:
+        raise Http404
+    path, _digest, media_type, generated = published
     if any(media_type.startswith(prefix) for prefix in MEDIA_CHARSETS):
         media_type += "; charset=utf-8"
     response = FileResponse(open(path, "rb"), content_type=media_type)
