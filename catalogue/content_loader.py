@@ -1,4 +1,4 @@
-"""Loads the ten families and their task definitions from content/, idempotently."""
+"""Loads the task families and their task definitions from content/; edited records are kept."""
 
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from catalogue.services import task_version_make_current, task_version_touch
 from markets.selectors import market_list
 from mica.content import read_yaml, texts, translated
 from mica.errors import ValidationFailed
+from mica.methodology.models import EditionStatus
 from mica.methodology.selectors import edition_current
 from mica.methodology.services import edition_freeze_catalogue
 
@@ -28,11 +29,13 @@ CLAUSE_KEYS = {
 }
 
 
-def _load_family(item):
+def _load_family(canonical, item):
     measurement = item["measurement"]
-    family, _created = TaskFamily.objects.update_or_create(
-        slug=item["slug"],
-        defaults={
+    family, _outcome = canonical.record(
+        TaskFamily,
+        item["slug"],
+        {"slug": item["slug"]},
+        {
             "position": item["position"],
             "task_prefix": item["task_prefix"],
             "timeout_seconds": measurement["timeout_sec"],
@@ -47,11 +50,14 @@ def _load_family(item):
     return family
 
 
-def _load_version(definition, item, markets):
-    version, _created = TaskVersion.objects.update_or_create(
-        definition=definition,
-        version=item["version"],
-        defaults={
+def _load_version(canonical, definition, item, markets):
+    """A version with its clauses and market applicability; True when any of them changed."""
+    key = f"{definition.slug}/{item['version']}"
+    version, outcome = canonical.record(
+        TaskVersion,
+        key,
+        {"definition": definition, "version": item["version"]},
+        {
             **texts(
                 item, "title", "final_state", "confirmation_boundary", optional=("idempotency",)
             ),
@@ -64,48 +70,54 @@ def _load_version(definition, item, markets):
             "parameter_schema": item["parameters"],
         },
     )
-    version.clauses.all().delete()
-    ContractClause.objects.bulk_create(
-        [
-            ContractClause(
-                version=version, kind=kind, position=position, **translated({"text": text}, "text")
+    outcomes = {outcome}
+    for clause_key, kind in CLAUSE_KEYS.items():
+        for position, text in enumerate(item[clause_key], start=1):
+            _clause, outcome = canonical.record(
+                ContractClause,
+                f"{key}/{kind}/{position}",
+                {"version": version, "kind": kind, "position": position},
+                translated({"text": text}, "text"),
             )
-            for key, kind in CLAUSE_KEYS.items()
-            for position, text in enumerate(item[key], start=1)
-        ]
-    )
-    version.applicability.all().delete()
-    MarketApplicability.objects.bulk_create(
-        [
-            MarketApplicability(
-                version=version,
-                market=markets[code],
-                status=entry["status"],
+            outcomes.add(outcome)
+    for code, entry in item["applicability"].items():
+        _applicability, outcome = canonical.record(
+            MarketApplicability,
+            f"{key}/{code}",
+            {"version": version, "market": markets[code]},
+            {
+                "status": entry["status"],
                 **texts(entry, "note", optional=("variant", "region", "channel", "register")),
-            )
-            for code, entry in item["applicability"].items()
-        ]
-    )
-    task_version_touch(version=version)
-    task_version_make_current(version=version)
+            },
+        )
+        outcomes.add(outcome)
+    if outcomes & {"created", "updated"}:
+        # Its content hash moves, so an approval of the old text is void.
+        task_version_touch(version=version)
+    return version
 
 
-def _load_tasks(family, items, markets):
+def _load_tasks(canonical, family, items, markets):
     for position, item in enumerate(items, start=1):
         if not item["id"].startswith(family.task_prefix):
             raise ValidationFailed(f"{item['id']}: does not start with {family.task_prefix}")
-        definition, created = TaskDefinition.objects.update_or_create(
-            slug=item["id"],
-            defaults={
+        definition, outcome = canonical.record(
+            TaskDefinition,
+            item["id"],
+            {"slug": item["id"]},
+            {
                 "family": family,
                 "position": position,
-                "lifecycle": item["lifecycle"],
                 "task_set": item["task_set"],
                 "source": "MICA canonical content",
             },
+            # Promotion moves the lifecycle; a load never moves it back.
+            on_create={"lifecycle": item["lifecycle"]},
         )
-        _load_version(definition, item, markets)
-        if created:
+        version = _load_version(canonical, definition, item, markets)
+        if definition.current_version_id is None:
+            task_version_make_current(version=version)
+        if outcome == "created":
             ExposureEntry.objects.create(
                 definition=definition,
                 at=timezone.now(),
@@ -114,13 +126,14 @@ def _load_tasks(family, items, markets):
             )
 
 
-def load(report):
+def load(canonical):
     markets = {m.code: m for m in market_list()}
-    families = [_load_family(item) for item in read_yaml(CONTENT_DIR / "families.yaml")]
+    families = [_load_family(canonical, item) for item in read_yaml(CONTENT_DIR / "families.yaml")]
     for family in families:
-        _load_tasks(family, read_yaml(CONTENT_DIR / "tasks" / f"{family.slug}.yaml"), markets)
-    report(f"families: {len(families)}, tasks: {TaskDefinition.objects.count()}")
+        path = CONTENT_DIR / "tasks" / f"{family.slug}.yaml"
+        _load_tasks(canonical, family, read_yaml(path), markets)
     current = edition_current()
-    if current is not None:
-        # The loaded edition is published as it loads: its catalogue is the one just loaded.
+    if current and current.status == EditionStatus.PUBLISHED and not current.catalogue_snapshot:
+        # An edition loaded as published freezes the catalogue it was loaded with;
+        # one published later froze its own then, and that never changes.
         edition_freeze_catalogue(current)

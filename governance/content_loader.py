@@ -1,7 +1,7 @@
-"""Loads the governance records from content/governance.yaml.
+"""Loads the governance records from content/governance.yaml; edited records are kept.
 
-A disclosure whose text changed since the last load is not overwritten: the
-change becomes a new statement superseding the old one, so the history stays.
+A disclosure whose file text changed (and nobody edited it since it was loaded)
+becomes a new statement superseding the old one, so the register's history stays.
 """
 
 from pathlib import Path
@@ -34,55 +34,54 @@ def _disclosure_fields(item):
     }
 
 
-def _load_disclosure(item):
-    fields = _disclosure_fields(item)
+def _load_disclosure(canonical, item):
     current = DisclosureStatement.objects.filter(
         key=item["key"], superseded_at__isnull=True
     ).first()
-    if current is None:
-        DisclosureStatement.objects.create(key=item["key"], **fields)
-        return
-    meta = DisclosureStatement._meta
-    changed = any(
-        meta.get_field(name).to_python(value) != getattr(current, name)
-        for name, value in fields.items()
+    canonical.record(
+        DisclosureStatement,
+        item["key"],
+        {"key": item["key"]},
+        _disclosure_fields(item),
+        existing=current,
+        update=lambda _current, changes: disclosure_supersede(key=item["key"], changes=changes),
     )
-    if changed:
-        disclosure_supersede(key=item["key"], changes=fields)
 
 
-def load(report):
+def _load_keyed(canonical, model, items, fields):
+    for position, item in enumerate(items, start=1):
+        canonical.record(
+            model, item["key"], {"key": item["key"]}, {"position": position, **fields(item)}
+        )
+
+
+def load(canonical):
     data = read_yaml(CONTENT_DIR / "governance.yaml")
     for item in data["disclosures"]:
-        _load_disclosure(item)
-    for position, item in enumerate(data["decision_rights"], start=1):
-        DecisionRight.objects.update_or_create(
-            key=item["key"],
-            defaults={
-                "position": position,
-                "independently_held": item["independently_held"],
-                **texts(item, "right", "holder", optional=("note",)),
-            },
-        )
-    for position, item in enumerate(data["refusals"], start=1):
-        Refusal.objects.update_or_create(
-            key=item["key"], defaults={"position": position, **texts(item, "text")}
-        )
-    for position, item in enumerate(data["independence_open_items"], start=1):
-        IndependenceItem.objects.update_or_create(
-            key=item["key"],
-            defaults={
-                "position": position,
-                "status": item["status"],
-                **texts(item, "title", "detail"),
-            },
-        )
+        _load_disclosure(canonical, item)
+    _load_keyed(
+        canonical,
+        DecisionRight,
+        data["decision_rights"],
+        lambda item: {
+            "independently_held": item["independently_held"],
+            **texts(item, "right", "holder", optional=("note",)),
+        },
+    )
+    _load_keyed(canonical, Refusal, data["refusals"], lambda item: texts(item, "text"))
+    _load_keyed(
+        canonical,
+        IndependenceItem,
+        data["independence_open_items"],
+        lambda item: {"status": item["status"], **texts(item, "title", "detail")},
+    )
     for item in data["role_disclosures"]:
-        RoleDisclosure.objects.update_or_create(
-            role=item["role"],
-            defaults={
+        canonical.record(
+            RoleDisclosure,
+            item["role"],
+            {"role": item["role"]},
+            {
                 "holdout_access": item["holdout_access"],
                 **texts(item, "relationships", "conflicts_declared"),
             },
         )
-    report(f"disclosures: {len(data['disclosures'])}")

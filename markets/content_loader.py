@@ -1,4 +1,4 @@
-"""Loads the six market editions from content/<code>.yaml, idempotently."""
+"""Loads the six market editions from content/<code>.yaml; edited records are kept."""
 
 from pathlib import Path
 
@@ -7,28 +7,26 @@ from django.utils.translation import gettext as _
 from markets.models import (
     Datasheet,
     DataStatement,
+    Hazard,
     IntegrationSituation,
+    LocalChange,
     Market,
     MarketEdition,
     PlatformRegistration,
     RegistrationStatus,
+    RepresentativePlatform,
 )
 from markets.services import coverage_audit, situation_errors
 from mica.content import read_yaml, texts
 from mica.errors import ValidationFailed
+from mica.methodology.models import EditionStatus
 from mica.methodology.selectors import edition_current
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 MARKET_FILES = ["kr", "jp", "sg", "tw", "ae", "th"]
 
 
-def _replace_children(manager, rows):
-    manager.all().delete()
-    for position, row in enumerate(rows, start=1):
-        manager.create(position=position, **row)
-
-
-def _load_market(data):
+def _load_market(canonical, data):
     plain = (
         "native_name",
         "native_lang",
@@ -38,43 +36,78 @@ def _load_market(data):
         "timezone",
         "display_order",
     )
-    market, _created = Market.objects.update_or_create(
-        code=data["code"], defaults={**{k: data[k] for k in plain}, **texts(data, "name")}
+    market, _outcome = canonical.record(
+        Market,
+        data["code"],
+        {"code": data["code"]},
+        {**{k: data[k] for k in plain}, **texts(data, "name")},
     )
     return market
 
 
-def _load_situations(market_edition, items):
-    kept = []
-    for position, item in enumerate(items, start=1):
-        situation = IntegrationSituation.objects.filter(
-            market_edition=market_edition, situation_id=item["id"]
-        ).first() or IntegrationSituation(market_edition=market_edition, situation_id=item["id"])
-        situation.position = position
-        for name in (
-            "task_families",
-            "surfaces",
-            "recovery_conditions",
-            "evidence_types",
-            "authorization_boundary",
-            "completion_semantics",
-            "api_documented",
-            "production_execution",
-            "facts_source",
-            "facts_source_date",
-        ):
-            setattr(situation, name, item[name])
-        for name, value in texts(item, "title", "detail", "capability_area").items():
+def _load_parts(canonical, market_edition, model, kind, rows):
+    """Hazards and local changes, each found by its place in the market edition's list."""
+    key = f"{market_edition.market.code}/{market_edition.edition.slug}/{kind}"
+    for position, row in enumerate(rows, start=1):
+        canonical.record(
+            model,
+            f"{key}/{position}",
+            {"market_edition": market_edition, "position": position},
+            row,
+        )
+
+
+def _check_situation(situation, market_code):
+    errors = situation_errors(situation, market_code)
+    if errors:
+        raise ValidationFailed(f"{situation.situation_id}: {errors}")
+
+
+def _load_situations(canonical, market_edition, items):
+    code = market_edition.market.code
+    key = f"{code}/{market_edition.edition.slug}"
+    plain = (
+        "task_families",
+        "surfaces",
+        "recovery_conditions",
+        "evidence_types",
+        "authorization_boundary",
+        "completion_semantics",
+        "api_documented",
+        "production_execution",
+        "facts_source",
+        "facts_source_date",
+    )
+
+    def update(situation, values):
+        for name, value in values.items():
             setattr(situation, name, value)
-        errors = situation_errors(situation, market_edition.market.code)
-        if errors:
-            raise ValidationFailed(f"{item['id']}: {errors}")
+        _check_situation(situation, code)
         situation.save()
-        kept.append(situation.pk)
-    market_edition.situations.exclude(pk__in=kept).delete()
+        return situation
+
+    for position, item in enumerate(items, start=1):
+        lookup = {"market_edition": market_edition, "situation_id": item["id"]}
+        values = {
+            "position": position,
+            **{name: item[name] for name in plain},
+            **texts(item, "title", "detail", "capability_area"),
+        }
+        existing = IntegrationSituation.objects.filter(**lookup).first()
+        if existing is None:
+            _check_situation(IntegrationSituation(**lookup, **values), code)
+        canonical.record(
+            IntegrationSituation,
+            f"{key}/{item['id']}",
+            lookup,
+            values,
+            existing=existing,
+            update=update,
+        )
 
 
-def _load_platforms(market_edition, items):
+def _load_platforms(canonical, market_edition, items):
+    key = f"{market_edition.market.code}/{market_edition.edition.slug}"
     for item in items:
         registration = (
             PlatformRegistration.objects.filter(
@@ -88,74 +121,85 @@ def _load_platforms(market_edition, items):
         registration = registration or PlatformRegistration.objects.create(
             market_edition=market_edition, task_family=item["task_family"]
         )
-        registration.platforms.all().delete()
         for rank, platform in enumerate(item["candidates"], start=1):
             plain = ("native_name", "kind", "snapshot_date", "source", "source_accessed")
-            registration.platforms.create(
-                rank=rank,
-                **{k: platform[k] for k in plain},
-                **texts(platform, "name", "local_reach", "availability", "relevance"),
+            canonical.record(
+                RepresentativePlatform,
+                f"{key}/{item['task_family']}/{rank}",
+                {"registration": registration, "rank": rank},
+                {
+                    **{k: platform[k] for k in plain},
+                    **texts(platform, "name", "local_reach", "availability", "relevance"),
+                },
             )
 
 
-def _load_edition(market, data, edition):
-    market_edition, _created = MarketEdition.objects.update_or_create(
-        market=market,
-        edition=edition,
-        defaults=texts(data["edition"], "edition_note", "profile_summary"),
+def _load_edition(canonical, market, data, edition):
+    key = f"{market.code}/{edition.slug}"
+    market_edition, _outcome = canonical.record(
+        MarketEdition,
+        key,
+        {"market": market, "edition": edition},
+        texts(data["edition"], "edition_note", "profile_summary"),
     )
-    _replace_children(
-        market_edition.hazards,
+    _load_parts(
+        canonical,
+        market_edition,
+        Hazard,
+        "hazards",
         [
             {"diagnostic_axis": h["diagnostic_axis"], **texts(h, "title", "detail")}
             for h in data["hazards"]
         ],
     )
-    _replace_children(
-        market_edition.local_changes,
+    _load_parts(
+        canonical,
+        market_edition,
+        LocalChange,
+        "local-changes",
         [
             {"locality_condition": c["locality_condition"], **texts(c, "text")}
             for c in data["local_changes"]
         ],
     )
-    _load_situations(market_edition, data["situations"])
-    _load_platforms(market_edition, data["platforms"])
-    sheet = data["datasheet"]
-    Datasheet.objects.update_or_create(
-        market_edition=market_edition,
-        defaults=texts(
-            sheet,
-            "motivation",
-            "composition",
-            "collection",
-            "intended_uses",
-            "distribution",
-            "maintenance",
-        ),
+    _load_situations(canonical, market_edition, data["situations"])
+    _load_platforms(canonical, market_edition, data["platforms"])
+    sheet_fields = (
+        "motivation",
+        "composition",
+        "collection",
+        "intended_uses",
+        "distribution",
+        "maintenance",
     )
-    statement = data["data_statement"]
-    DataStatement.objects.update_or_create(
-        market_edition=market_edition,
-        defaults=texts(
-            statement, "language_variety", "region", "channel_and_register", "reviewer_context"
-        ),
+    canonical.record(
+        Datasheet,
+        key,
+        {"market_edition": market_edition},
+        texts(data["datasheet"], *sheet_fields),
+    )
+    statement_fields = ("language_variety", "region", "channel_and_register", "reviewer_context")
+    canonical.record(
+        DataStatement,
+        key,
+        {"market_edition": market_edition},
+        texts(data["data_statement"], *statement_fields),
     )
     return market_edition
 
 
-def load(report):
+def load(canonical):
     edition = edition_current()
-    if edition.status != "draft":
-        report(
+    if edition.status != EditionStatus.DRAFT:
+        canonical.report(
             _("edition %(edition)s is published; market content left as it is")
             % {"edition": edition}
         )
         return
     for name in MARKET_FILES:
         data = read_yaml(CONTENT_DIR / f"{name}.yaml")
-        market = _load_market(data)
-        market_edition = _load_edition(market, data, edition)
+        market = _load_market(canonical, data)
+        market_edition = _load_edition(canonical, market, data, edition)
         audit = coverage_audit(market_edition.situations.all())
         if not audit.complete:
             raise ValidationFailed(f"{market.code}: " + "; ".join(audit.gaps))
-    report(f"markets: {len(MARKET_FILES)}")

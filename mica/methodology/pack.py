@@ -93,7 +93,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
+from mica.content import read_yaml
 
 LANGUAGES = ("en", "ko")
 
@@ -168,15 +168,10 @@ def unknown_placeholders(text: str) -> list[str]:
 # ------------------------------------------------------------------ loading
 
 
-def _read(path: Path):
-    with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
-
-
 def load_pack_content(content_dir) -> dict:
     """Read the methodology YAML files in ``content_dir`` into the content dict."""
     base = Path(content_dir)
-    raw = {name: _read(base / filename) for name, filename in CONTENT_FILES.items()}
+    raw = {name: read_yaml(base / filename) for name, filename in CONTENT_FILES.items()}
     references = raw["references"]
     return {
         "pack": raw["pack"],

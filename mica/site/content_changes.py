@@ -7,6 +7,7 @@ they change what pages and exports show (publishing an edition, making a task
 version current, confirming a challenge).
 """
 
+import logging
 import re
 from functools import cache
 
@@ -16,6 +17,8 @@ from django.db.backends.signals import connection_created
 from django.dispatch import Signal
 
 from mica.site.revision import revision_bump, revision_pending_mark
+
+logger = logging.getLogger(__name__)
 
 # The apps whose records the pages and exports are made of.
 WATCHED_APPS = {"methodology", "catalogue", "markets", "governance", "submissions"}
@@ -55,11 +58,41 @@ def content_written(connection):
     transaction.on_commit(_after_commit, using=connection.alias, robust=True)
 
 
+def _after_statement(cursor):
+    """Run the after-commit step of an autocommit write once its statement is finished.
+
+    An autocommit statement commits itself only when it is done, and on SQLite an
+    INSERT … RETURNING stays in progress until its cursor is read and closed. A
+    transaction opened before that (the revision bump) would fail to commit and,
+    rolling back, take the acknowledged row with it. Closing the cursor ends the
+    statement, so the bump runs after it, in a transaction of its own.
+    """
+    close = cursor.close
+
+    def close_then_commit():
+        try:
+            close()
+        finally:
+            del cursor.close  # back to the wrapped cursor's own close
+            try:
+                _after_commit()
+            except Exception:
+                # As on_commit(robust=True): the write is committed and acknowledged;
+                # a failed bump must not turn its answer into an error.
+                logger.exception("content revision not moved after an autocommit write")
+
+    cursor.close = close_then_commit
+
+
 def watch_writes(execute, sql, params, many, context):
     result = execute(sql, params, many, context)
     match = WRITE_RE.match(sql)
     if match and match.group(1).lower() in watched_tables():
-        content_written(context["connection"])
+        connection = context["connection"]
+        if connection.in_atomic_block:
+            content_written(connection)
+        elif "close" not in vars(context["cursor"]):
+            _after_statement(context["cursor"])
     return result
 
 

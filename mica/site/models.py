@@ -18,3 +18,24 @@ class ContentRevision(models.Model):
 
     def __str__(self):
         return f"{self.number} ({self.changed_at:%Y-%m-%d %H:%M:%S})"
+
+
+class LoadedRecord(models.Model):
+    """What the canonical content loader last wrote into one record.
+
+    The digest covers only the fields the loader writes, as they read back from
+    the database. A record whose fields no longer match it was edited since, and a
+    later load leaves it alone: once content exists, the database is the source of
+    truth, not the YAML.
+    """
+
+    name = models.CharField(_("record"), max_length=255, unique=True)
+    digest = models.CharField(_("digest of the loaded fields"), max_length=64)
+    loaded_at = models.DateTimeField(_("loaded at"))
+
+    class Meta:
+        verbose_name = _("loaded canonical record")
+        verbose_name_plural = _("loaded canonical records")
+
+    def __str__(self):
+        return self.name
