@@ -128,9 +128,10 @@ def _load_tasks(canonical, family, items, markets):
 
 def load(canonical):
     markets = {m.code: m for m in market_list()}
-    families = [_load_family(canonical, item) for item in read_yaml(CONTENT_DIR / "families.yaml")]
+    directory = canonical.directory(CONTENT_DIR)
+    families = [_load_family(canonical, item) for item in read_yaml(directory / "families.yaml")]
     for family in families:
-        path = CONTENT_DIR / "tasks" / f"{family.slug}.yaml"
+        path = directory / "tasks" / f"{family.slug}.yaml"
         _load_tasks(canonical, family, read_yaml(path), markets)
     current = edition_current()
     if current and current.status == EditionStatus.PUBLISHED and not current.catalogue_snapshot:

@@ -56,7 +56,7 @@ def _load_keyed(canonical, model, items, fields):
 
 
 def load(canonical):
-    data = read_yaml(CONTENT_DIR / "governance.yaml")
+    data = read_yaml(canonical.directory(CONTENT_DIR) / "governance.yaml")
     for item in data["disclosures"]:
         _load_disclosure(canonical, item)
     _load_keyed(

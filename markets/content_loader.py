@@ -197,7 +197,7 @@ def load(canonical):
         )
         return
     for name in MARKET_FILES:
-        data = read_yaml(CONTENT_DIR / f"{name}.yaml")
+        data = read_yaml(canonical.directory(CONTENT_DIR) / f"{name}.yaml")
         market = _load_market(canonical, data)
         market_edition = _load_edition(canonical, market, data, edition)
         audit = coverage_audit(market_edition.situations.all())

@@ -40,8 +40,14 @@ SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def read_yaml(path):
-    with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=SafeLoader)  # noqa: S506 (a safe loader)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return yaml.load(handle, Loader=SafeLoader)  # noqa: S506 (a safe loader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise ValidationFailed(
+            _("%(path)s cannot be read as YAML: %(error)s")
+            % {"path": path, "error": getattr(error, "strerror", None) or error}
+        ) from error
 
 
 def translated(item, field):
@@ -49,9 +55,10 @@ def translated(item, field):
     values = item.get(field) or {}
     missing = [lang for lang in LANGUAGES if not values.get(lang)]
     if missing:
+        record = next((item[k] for k in ("section_id", "id", "key", "slug") if k in item), "")
         raise ValidationFailed(
-            _("Content field %(field)s has no text in: %(languages)s.")
-            % {"field": field, "languages": ", ".join(missing)}
+            _("Content field %(field)s of %(record)s has no text in: %(languages)s.")
+            % {"field": field, "record": record or "?", "languages": ", ".join(missing)}
         )
     return {f"{field}_{lang}": values[lang] for lang in LANGUAGES}
 
@@ -121,8 +128,9 @@ class CanonicalLoad:
 
     OUTCOMES = ("created", "updated", "unchanged", "kept")
 
-    def __init__(self, *, replace=()):
+    def __init__(self, *, replace=(), source=None):
         self.replace = set(replace)
+        self.source = Path(source) if source else None
         self.met = set()
         self.reports = []
         self.counts = Counter()
@@ -130,6 +138,11 @@ class CanonicalLoad:
         self._loaded = dict(LoadedRecord.objects.values_list("name", "digest"))
         self._digests = {}
         self._indexes = {}
+
+    def directory(self, shipped):
+        """Where this section's YAML is read: the shipped folder, or `source/<section>`
+        (the layout `dump_canonical_content --output` writes)."""
+        return self.source / self.section if self.source else shipped
 
     def report(self, message):
         self.reports.append(f"{self.section}: {message}" if self.section else message)
@@ -217,7 +230,7 @@ class CanonicalLoad:
         )
 
 
-def content_load(*, sections=None, replace=(), progress=lambda percent, message: None):
+def content_load(*, sections=None, replace=(), source=None, progress=lambda percent, message: None):
     """Run the registered loaders (all, or the named sections) in one transaction.
 
     Returns the report lines: a count per section and every record left alone.
@@ -231,8 +244,12 @@ def content_load(*, sections=None, replace=(), progress=lambda percent, message:
                 % {"names": ", ".join(unknown), "known": ", ".join(content_sections())}
             )
         loaders = [(name, path) for name, path in loaders if name in sections]
+    if source and not (Path(source).is_dir() and os.access(source, os.R_OK | os.X_OK)):
+        raise ValidationFailed(
+            _("%(path)s is not a readable directory. Nothing was loaded.") % {"path": source}
+        )
     with transaction.atomic():
-        load = CanonicalLoad(replace=replace)
+        load = CanonicalLoad(replace=replace, source=source)
         for index, (name, dotted_path) in enumerate(loaders):
             load.section = name
             before = Counter(load.counts)
@@ -569,7 +586,7 @@ def _move_in(stages):
                 moved.append((destination, backup))
                 os.replace(source, destination)
             counts.append(len(files))
-    except OSError as error:
+    except BaseException as error:
         for written, backup in reversed(moved):
             with contextlib.suppress(OSError):
                 if backup is None:
@@ -579,6 +596,8 @@ def _move_in(stages):
         for directory in reversed(created):
             with contextlib.suppress(OSError):
                 directory.rmdir()
+        if not isinstance(error, OSError):
+            raise
         raise _refused(
             _("%(path)s cannot be written: %(error)s. Nothing was written."),
             path=destination,

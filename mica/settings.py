@@ -303,3 +303,11 @@ CANONICAL_CONTENT_LOADERS = [
     ("catalogue", "catalogue.content_loader.load"),
     ("governance", "governance.content_loader.load"),
 ]
+# And a dumper that writes the records back in the shape its loader reads
+# (manage.py dump_canonical_content); its module's CONTENT_DIR is where it writes by default.
+CANONICAL_CONTENT_DUMPERS = [
+    ("methodology", "mica.methodology.content_dump.dump"),
+    ("markets", "markets.content_dump.dump"),
+    ("catalogue", "catalogue.content_dump.dump"),
+    ("governance", "governance.content_dump.dump"),
+]

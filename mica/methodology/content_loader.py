@@ -16,7 +16,7 @@ from mica.methodology.services import claim_text_digest, section_problems
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 
 
-def _load_editions(canonical, content):
+def _load_editions(canonical, content, directory):
     """The editions of the file; the last one is the one its records load into."""
     pack_texts = {
         "pack": content["pack"],
@@ -24,7 +24,7 @@ def _load_editions(canonical, content):
         "contract_heading": content["contract"]["heading"],
     }
     edition = None
-    for item in read_yaml(CONTENT_DIR / "editions.yaml"):
+    for item in read_yaml(directory / "editions.yaml"):
         edition = models.Edition.objects.filter(slug=item["slug"]).first()
         if edition and edition.status != models.EditionStatus.DRAFT:
             continue  # published: immutable, changes ship as a new edition
@@ -174,11 +174,12 @@ def _load_lists(canonical, edition, content):
 
 
 def load(canonical):
-    content = load_pack_content(CONTENT_DIR)
+    directory = canonical.directory(CONTENT_DIR)
+    content = load_pack_content(directory)
     problems = validate_content(content)
     if problems:
         raise ValidationFailed("; ".join(problems[:5]))
-    edition = _load_editions(canonical, content)
+    edition = _load_editions(canonical, content, directory)
     if edition.status != models.EditionStatus.DRAFT:
         canonical.report(f"edition {edition.slug} is published; its records stay as they are")
         return

@@ -24,12 +24,21 @@ class Command(BaseCommand):
             "text stays in their history.",
         )
 
-    def handle(self, *args, sections, replace, **options):
+        parser.add_argument(
+            "--source",
+            metavar="DIR",
+            help="Read the YAML from DIR/<section>/ (as dump_canonical_content --output "
+            "writes it) instead of the files shipped with this release.",
+        )
+
+    def handle(self, *args, sections, replace, source, **options):
         def progress(percent, message):
             self.stdout.write(f"[{percent:3d}%] {message}")
 
         try:
-            reports = content_load(sections=sections or None, replace=replace, progress=progress)
+            reports = content_load(
+                sections=sections or None, replace=replace, source=source, progress=progress
+            )
         except DomainError as exc:
             raise CommandError(str(exc.message)) from exc
         for line in reports:

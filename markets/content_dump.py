@@ -1,0 +1,161 @@
+"""Writes the market editions of the current edition back to content/<code>.yaml.
+
+One file per market, in the shape the loader reads: the market, its edition note
+and profile, hazards, local changes, integration situations, the candidate
+platforms of each family's live registration (superseded ones are history), the
+datasheet and the data statement.
+"""
+
+from pathlib import Path
+
+from django.utils.translation import gettext as _
+
+from catalogue.models import TaskFamily
+from markets.models import (
+    Datasheet,
+    DataStatement,
+    Market,
+    MarketEdition,
+    PlatformRegistration,
+    RegistrationStatus,
+)
+from mica.content import Flow, Folded, Quoted, text_pair, write_yaml
+from mica.errors import ValidationFailed
+from mica.methodology.selectors import edition_current
+
+CONTENT_DIR = Path(__file__).resolve().parent / "content"
+SECTIONS = ("edition", "hazards", "local_changes", "situations", "platforms")
+SHEET_FIELDS = (
+    "motivation",
+    "composition",
+    "collection",
+    "intended_uses",
+    "distribution",
+    "maintenance",
+)
+STATEMENT_FIELDS = ("language_variety", "region", "channel_and_register", "reviewer_context")
+
+
+def _situation(situation):
+    return {
+        "id": situation.situation_id,
+        "title": text_pair(situation, "title", Quoted),
+        "detail": text_pair(situation, "detail", Folded),
+        "capability_area": text_pair(situation, "capability_area", Quoted),
+        "task_families": Flow(situation.task_families),
+        "surfaces": Flow(situation.surfaces),
+        "authorization_boundary": situation.authorization_boundary,
+        "completion_semantics": situation.completion_semantics,
+        "recovery_conditions": Flow(situation.recovery_conditions),
+        "evidence_types": Flow(situation.evidence_types),
+        "api_documented": situation.api_documented,
+        "production_execution": situation.production_execution,
+        "facts_source": situation.facts_source,
+        "facts_source_date": situation.facts_source_date,
+    }
+
+
+def _platform(platform):
+    return {
+        "name": text_pair(platform, "name", Quoted),
+        "native_name": Quoted(platform.native_name),
+        "kind": platform.kind,
+        "snapshot_date": platform.snapshot_date,
+        "local_reach": text_pair(platform, "local_reach", Quoted),
+        "availability": text_pair(platform, "availability", Quoted),
+        "relevance": text_pair(platform, "relevance", Quoted),
+        "source": platform.source,
+        "source_accessed": platform.source_accessed,
+    }
+
+
+def _platforms(market_edition):
+    """The live registration of each family, in the families' order."""
+    order = dict(TaskFamily.objects.values_list("slug", "position"))
+    live = {}
+    registrations = (
+        PlatformRegistration.objects.filter(market_edition=market_edition)
+        .exclude(status=RegistrationStatus.SUPERSEDED)
+        .order_by("pk")
+        .prefetch_related("platforms")
+    )
+    for registration in registrations:
+        live.setdefault(registration.task_family, registration)
+    families = sorted(live, key=lambda slug: (order.get(slug, len(order) + 1), slug))
+    return [
+        {
+            "task_family": family,
+            "candidates": [_platform(platform) for platform in live[family].platforms.all()],
+        }
+        for family in families
+    ]
+
+
+def _market(market, market_edition):
+    try:
+        sheet, statement = market_edition.datasheet, market_edition.data_statement
+    except (Datasheet.DoesNotExist, DataStatement.DoesNotExist) as missing:
+        raise ValidationFailed(
+            _("%(market)s has no datasheet or data statement in %(edition)s.")
+            % {"market": market.code, "edition": market_edition.edition.slug}
+        ) from missing
+    return {
+        "code": market.code,
+        "name": text_pair(market, "name", Quoted),
+        "native_name": Quoted(market.native_name),
+        "native_lang": market.native_lang,
+        "locale": market.locale,
+        "currency_code": market.currency_code,
+        "currency_symbol": Quoted(market.currency_symbol),
+        "timezone": market.timezone,
+        "display_order": market.display_order,
+        "edition": {
+            "edition_note": text_pair(market_edition, "edition_note", Folded),
+            "profile_summary": text_pair(market_edition, "profile_summary", Folded),
+        },
+        "hazards": [
+            {
+                "title": text_pair(hazard, "title", Quoted),
+                "detail": text_pair(hazard, "detail", Folded),
+                "diagnostic_axis": hazard.diagnostic_axis,
+            }
+            for hazard in market_edition.hazards.order_by("position", "pk")
+        ],
+        "local_changes": [
+            {
+                "text": text_pair(change, "text", Folded),
+                "locality_condition": change.locality_condition,
+            }
+            for change in market_edition.local_changes.order_by("position", "pk")
+        ],
+        "situations": [
+            _situation(situation)
+            for situation in market_edition.situations.order_by("position", "pk")
+        ],
+        "platforms": _platforms(market_edition),
+        "datasheet": {name: text_pair(sheet, name, Folded) for name in SHEET_FIELDS},
+        "data_statement": {name: text_pair(statement, name, Folded) for name in STATEMENT_FIELDS},
+    }
+
+
+def dump(directory, report):
+    edition = edition_current()
+    if edition is None:
+        raise ValidationFailed(_("There is no edition to write out."))
+    written = []
+    for market in Market.objects.order_by("display_order"):
+        market_edition = MarketEdition.objects.filter(market=market, edition=edition).first()
+        if market_edition is None:
+            report(f"{market.code} has no market edition in {edition.slug}; no file written")
+            continue
+        filename = f"{market.code.lower()}.yaml"
+        write_yaml(
+            directory / filename,
+            _market(market, market_edition),
+            header_from=CONTENT_DIR / filename,
+            indent_sequences=True,
+            double_quotes=True,
+            blank_before={*SECTIONS, "datasheet", "data_statement"},
+        )
+        written.append(market.code)
+    report(f"edition {edition.slug}: markets: {len(written)} ({', '.join(written)})")
