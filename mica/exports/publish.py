@@ -111,7 +111,8 @@ def _manifest(context, job_run_id):
     }
 
 
-def _switch(root, build):
+def export_switch(root, build):
+    """Make `build` the published set: one atomic replace of the `current` link."""
     link = root / f".current-{build.name}"
     os.symlink(build.relative_to(root), link)
     os.replace(link, root / "current")
@@ -152,7 +153,7 @@ def exports_regenerate(*, job_run_id=None, progress=lambda percent, message="": 
         checks.raise_if_invalid()
         with open(build / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False, indent=1)
-        _switch(root, build)
+        export_switch(root, build)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
