@@ -17,6 +17,7 @@ from catalogue.workflows import review_transition
 from markets.models import CompetenceRole
 from markets.selectors import competent_market_codes
 from mica.errors import DomainError
+from mica.history_admin import HistoryAdmin
 
 
 def _report(modeladmin, request, label, call):
@@ -30,13 +31,13 @@ def _report(modeladmin, request, label, call):
 
 
 @admin.register(models.TaskFamily)
-class TaskFamilyAdmin(TranslationAdmin):
+class TaskFamilyAdmin(HistoryAdmin, TranslationAdmin):
     list_display = ("position", "slug", "label", "task_prefix", "timeout_seconds")
     ordering = ("position",)
 
 
 @admin.register(models.TaskDefinition)
-class TaskDefinitionAdmin(admin.ModelAdmin):
+class TaskDefinitionAdmin(HistoryAdmin):
     list_display = ("slug", "family", "lifecycle", "task_set", "current_version")
     list_filter = ("family", "lifecycle", "task_set")
     search_fields = ("slug", "current_version__title_en", "current_version__title_ko")
@@ -67,7 +68,7 @@ class MarketApplicabilityInline(TranslationStackedInline):
 
 
 @admin.register(models.TaskVersion)
-class TaskVersionAdmin(TranslationAdmin):
+class TaskVersionAdmin(HistoryAdmin, TranslationAdmin):
     list_display = (
         "__str__",
         "title",

@@ -1,6 +1,7 @@
 from modeltranslation.translator import TranslationOptions, register
 
 from catalogue import models
+from mica.history import track_history
 
 
 @register(models.TaskFamily)
@@ -31,3 +32,13 @@ class ContractClauseTranslation(TranslationOptions):
 class MarketApplicabilityTranslation(TranslationOptions):
     fields = ("note", "variant", "region", "channel", "register")
     required_languages = {"en": ("note",), "ko": ("note",)}
+
+
+# History last, so the historical models carry every _en and _ko column (mica/history.py).
+track_history(
+    models.TaskFamily,
+    models.TaskDefinition,
+    models.TaskVersion,
+    models.ContractClause,
+    models.MarketApplicability,
+)

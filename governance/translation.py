@@ -10,6 +10,7 @@ from governance.models import (
     Withdrawal,
 )
 from mica.bilingual import register_bilingual
+from mica.history import track_history
 
 
 @register(Correction)
@@ -24,3 +25,14 @@ register_bilingual(Refusal, ("text",))
 register_bilingual(IndependenceItem, ("title", "detail"))
 register_bilingual(RoleDisclosure, ("relationships", "conflicts_declared"))
 register_bilingual(Withdrawal, ("figure", "where", "reason"))
+
+# History last, so the historical models carry every _en and _ko column (mica/history.py).
+track_history(
+    Correction,
+    DisclosureStatement,
+    DecisionRight,
+    Refusal,
+    IndependenceItem,
+    RoleDisclosure,
+    Withdrawal,
+)

@@ -14,6 +14,7 @@ from markets.services import (
     situation_errors,
 )
 from mica.errors import DomainError
+from mica.history_admin import HistoryAdmin
 from mica.vocabulary import EvidenceType, RecoveryCondition, Surface, TaskFamily
 
 
@@ -25,6 +26,7 @@ class MarketScopedAdminMixin:
     }
 
     market_code_path = "market_edition__market__code"
+    history_edition_path = "market_edition__edition"
 
     def _market_code(self, obj):
         for part in self.market_code_path.split("__"):
@@ -124,7 +126,7 @@ def _coverage_html(audit):
 
 
 @admin.register(models.Market)
-class MarketAdmin(TranslationAdmin):
+class MarketAdmin(HistoryAdmin, TranslationAdmin):
     list_display = ("code", "name", "native_name", "locale", "currency_code", "timezone")
     ordering = ("display_order",)
 
@@ -137,8 +139,9 @@ class MarketAdmin(TranslationAdmin):
 
 
 @admin.register(models.MarketEdition)
-class MarketEditionAdmin(MarketScopedAdminMixin, TranslationAdmin):
+class MarketEditionAdmin(MarketScopedAdminMixin, HistoryAdmin, TranslationAdmin):
     market_code_path = "market__code"
+    history_edition_path = "edition"
     list_display = ("market", "edition", "situation_count", "coverage")
     list_filter = ("edition",)
     readonly_fields = ("coverage",)
@@ -164,7 +167,7 @@ class MarketEditionAdmin(MarketScopedAdminMixin, TranslationAdmin):
 
 
 @admin.register(models.IntegrationSituation)
-class IntegrationSituationAdmin(MarketScopedAdminMixin, TranslationAdmin):
+class IntegrationSituationAdmin(MarketScopedAdminMixin, HistoryAdmin, TranslationAdmin):
     form = SituationForm
     list_display = (
         "situation_id",
@@ -202,7 +205,7 @@ class RepresentativePlatformInline(TranslationStackedInline):
 
 
 @admin.register(models.PlatformRegistration)
-class PlatformRegistrationAdmin(MarketScopedAdminMixin, TranslationAdmin):
+class PlatformRegistrationAdmin(MarketScopedAdminMixin, HistoryAdmin, TranslationAdmin):
     list_display = ("market_edition", "task_family", "status", "registered_at", "platform_names")
     list_filter = ("status", "market_edition__market", "task_family")
     readonly_fields = ("status", "registered_at", "registered_by", "supersedes")
@@ -236,6 +239,13 @@ class PlatformRegistrationAdmin(MarketScopedAdminMixin, TranslationAdmin):
         if change:
             require_platforms_editable(models.PlatformRegistration.objects.get(pk=obj.pk))
         super().save_model(request, obj, form, change)
+
+    def history_refusal(self, request, obj):
+        try:
+            require_platforms_editable(obj)
+        except DomainError as frozen:
+            return frozen.message
+        return super().history_refusal(request, obj)
 
     @admin.action(description=_("Pre-register the selected platform sets (freezes them)"))
     def pre_register(self, request, queryset):

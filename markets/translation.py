@@ -1,6 +1,7 @@
 from modeltranslation.translator import TranslationOptions, register
 
 from markets import models
+from mica.history import track_history
 
 
 @register(models.Market)
@@ -61,3 +62,17 @@ class DatasheetTranslation(TranslationOptions):
 class DataStatementTranslation(TranslationOptions):
     fields = ("language_variety", "region", "channel_and_register", "reviewer_context")
     required_languages = ("en", "ko")
+
+
+# History last, so the historical models carry every _en and _ko column (mica/history.py).
+track_history(
+    models.Market,
+    models.MarketEdition,
+    models.Hazard,
+    models.LocalChange,
+    models.IntegrationSituation,
+    models.PlatformRegistration,
+    models.RepresentativePlatform,
+    models.Datasheet,
+    models.DataStatement,
+)

@@ -1,6 +1,7 @@
 from modeltranslation.translator import TranslationOptions, register
 
 from mica.bilingual import register_bilingual
+from mica.history import track_history
 from mica.methodology import models
 
 
@@ -25,3 +26,6 @@ register_bilingual(models.GlossaryTerm, ("term", "definition"))
 register_bilingual(models.ContractSection, ("title", "eyebrow", "lead"), required=("title",))
 register_bilingual(models.ContractItem, ("term", "detail"), required=("detail",))
 register_bilingual(models.PolicyLine, ("term", "detail"))
+
+# History last, so the historical models carry every _en and _ko column (mica/history.py).
+track_history(models.Edition, *models.SECTION_MODELS)
