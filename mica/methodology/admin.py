@@ -1,14 +1,16 @@
 from django import forms
 from django.contrib import admin, messages
-from django.utils import timezone
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
 from mica.errors import DomainError
+from mica.history_admin import HistoryAdmin
 from mica.methodology import models
 from mica.methodology.services import (
     claim_korean_approve,
     claim_korean_is_approved,
+    edition_publication_preview,
     edition_publish,
     edition_start_draft,
     section_record_errors,
@@ -30,10 +32,11 @@ class SectionRecordForm(forms.ModelForm):
         return cleaned
 
 
-class DraftOnlyAdmin(TranslationAdmin):
+class DraftOnlyAdmin(HistoryAdmin, TranslationAdmin):
     """Records of a published edition are read-only: changes ship as a new edition."""
 
     form = SectionRecordForm
+    history_edition_path = "edition"
     list_filter = ("edition",)
 
     def _draft(self, obj):
@@ -52,7 +55,8 @@ class DraftOnlyAdmin(TranslationAdmin):
 
 
 @admin.register(models.Edition)
-class EditionAdmin(TranslationAdmin):
+class EditionAdmin(HistoryAdmin, TranslationAdmin):
+    history_edition_path = "."  # a published edition's history is read, never reverted
     list_display = (
         "version_label",
         "slug",
@@ -70,25 +74,44 @@ class EditionAdmin(TranslationAdmin):
     @admin.action(description=_("Start a new draft edition from the selected edition"))
     def start_draft(self, request, queryset):
         for edition in queryset[:1]:
-            slug = f"{edition.slug}-draft-{timezone.now():%Y%m%d%H%M%S}"[:40]
-            draft = edition_start_draft(
-                source=edition,
-                slug=slug,
-                label_en=f"{edition.version_label_en} (draft)",
-                label_ko=f"{edition.version_label_ko} (초안)",
+            draft = edition_start_draft(source=edition)
+            self.message_user(
+                request,
+                _("Draft %(edition)s (%(slug)s) started.") % {"edition": draft, "slug": draft.slug},
             )
-            self.message_user(request, _("Draft %(edition)s started.") % {"edition": draft})
 
     @admin.action(description=_("Publish the selected draft edition"))
     def publish(self, request, queryset):
-        for edition in queryset:
-            try:
-                edition_publish(edition_id=edition.pk, actor=request.user)
-            except DomainError as refused:
-                reasons = "; ".join(str(m) for ms in refused.field_errors.values() for m in ms)
-                self.message_user(request, f"{refused.message} {reasons}"[:2000], messages.ERROR)
-            else:
-                self.message_user(request, _("%(edition)s is published.") % {"edition": edition})
+        """Publishing freezes the edition for good: a page says what, and asks first."""
+        if queryset.count() != 1:
+            self.message_user(
+                request, _("Select exactly one draft edition to publish."), messages.ERROR
+            )
+            return None
+        edition = queryset.get()
+        if request.POST.get("confirm") != "yes":
+            frozen, refusals = edition_publication_preview(edition)
+            context = {
+                **self.admin_site.each_context(request),
+                "title": _("Publish %(edition)s?") % {"edition": edition},
+                "edition": edition,
+                "frozen": frozen,
+                "refusals": refusals,
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(
+                request, "admin/methodology/edition/publish_confirmation.html", context
+            )
+        try:
+            edition_publish(edition_id=edition.pk, actor=request.user)
+        except DomainError as refused:
+            reasons = "; ".join(str(m) for ms in refused.field_errors.values() for m in ms)
+            self.message_user(request, f"{refused.message} {reasons}"[:2000], messages.ERROR)
+        else:
+            edition.refresh_from_db()
+            self.message_user(request, _("%(edition)s is published.") % {"edition": edition})
+        return None
 
     def has_change_permission(self, request, obj=None):
         allowed = super().has_change_permission(request, obj)

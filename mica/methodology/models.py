@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -9,10 +10,19 @@ class EditionStatus(models.TextChoices):
     SUPERSEDED = "superseded", _("Superseded")
 
 
+# Version numbers keep their dots (preview-0.1); the edition URLs accept the same.
+EDITION_SLUG_VALIDATOR = RegexValidator(
+    r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$",
+    _("Use lower-case letters and digits, joined by single hyphens or dots (e.g. preview-0.1)."),
+)
+
+
 class Edition(models.Model):
     """One version of the method. Everything the portal publishes belongs to one."""
 
-    slug = models.SlugField(_("slug"), max_length=40, unique=True)
+    slug = models.CharField(
+        _("slug"), max_length=40, unique=True, validators=[EDITION_SLUG_VALIDATOR]
+    )
     version_label = models.CharField(_("version label"), max_length=80)
     status = models.CharField(
         _("status"), max_length=12, choices=EditionStatus.choices, default=EditionStatus.DRAFT

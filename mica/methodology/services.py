@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from modeltranslation.translator import translator
 
 from catalogue.selectors import task_catalogue_snapshot
+from markets.selectors import market_codes
 from markets.services import market_editions_copy
 from mica.errors import ValidationFailed
 from mica.methodology import models
@@ -137,15 +138,44 @@ def claim_korean_approve(*, item, actor):
 # --- Editions -----------------------------------------------------------------------
 
 
-def edition_start_draft(*, source, slug, label_en, label_ko):
-    """A new draft edition holding a copy of every methodology record and market edition."""
+# What a draft's label carries until it is published (publishing takes it off).
+DRAFT_MARKS = {"en": " (draft)", "ko": " (초안)"}
+
+
+def _draft_slug(source):
+    """`<source>-next`, then `-next-2`, `-next-3`…: unique however often a draft is started."""
+    slug_field = models.Edition._meta.get_field("slug")
+    taken = set(models.Edition.objects.values_list("slug", flat=True))
+    for number in range(1, len(taken) + 2):
+        suffix = "-next" if number == 1 else f"-next-{number}"
+        slug = source.slug[: slug_field.max_length - len(suffix)] + suffix
+        if slug not in taken:
+            return slug
+    raise AssertionError("unreachable: one of len(taken) + 1 candidates is free")
+
+
+def _draft_label(label, lang):
+    mark = DRAFT_MARKS[lang]
+    return label if label.endswith(mark) else f"{label}{mark}"
+
+
+def _published_label(label, lang):
+    return label.removesuffix(DRAFT_MARKS[lang])
+
+
+def edition_start_draft(*, source, slug=None, label_en=None, label_ko=None):
+    """A new draft edition holding a copy of every methodology record and market edition.
+
+    Without a slug or labels, they follow the source: a free `<source>-next…` slug
+    and the source's labels marked as a draft.
+    """
     from django.db import transaction
 
     with transaction.atomic():
         draft = models.Edition.objects.create(
-            slug=slug,
-            version_label_en=label_en,
-            version_label_ko=label_ko,
+            slug=slug or _draft_slug(source),
+            version_label_en=label_en or _draft_label(source.version_label_en, "en"),
+            version_label_ko=label_ko or _draft_label(source.version_label_ko, "ko"),
             pack_texts=source.pack_texts,
             min_eligible_runs=source.min_eligible_runs,
             min_coverage=source.min_coverage,
@@ -207,6 +237,17 @@ def edition_publication_refusals(edition):
     return refusals
 
 
+def edition_publication_preview(edition):
+    """What publishing freezes, as (label, count) rows, and every check that refuses it."""
+    frozen = [
+        (model._meta.verbose_name_plural, model.objects.filter(edition=edition).count())
+        for model in models.SECTION_MODELS
+    ]
+    frozen.append((_("tasks in the public catalogue"), len(task_catalogue_snapshot())))
+    frozen.append((_("market editions"), len(market_codes(edition))))
+    return frozen, edition_publication_refusals(edition)
+
+
 def _gate_dry_run_passes():
     """Recompute every cell inside a transaction that is always rolled back."""
     from django.db import transaction
@@ -261,6 +302,8 @@ def edition_publish(*, edition_id, actor):
         )
         edition.status = models.EditionStatus.PUBLISHED
         edition.published_on = timezone.localdate()
+        edition.version_label_en = _published_label(edition.version_label_en, "en")
+        edition.version_label_ko = _published_label(edition.version_label_ko, "ko")
         edition.catalogue_snapshot = task_catalogue_snapshot()
         edition.save()
     return edition

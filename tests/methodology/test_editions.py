@@ -20,6 +20,7 @@ def pair(lead):
     """Preview 0.1 published, and a draft 0.2 with one claim changed, added and retracted."""
     older = Edition.objects.get(slug="preview-0.1")
     edition_publish(edition_id=older.pk, actor=lead)
+    older.refresh_from_db()  # as published: its frozen catalogue and status
     newer = edition_start_draft(
         source=older, slug="preview-0.2", label_en="Preview 0.2", label_ko="프리뷰 0.2"
     )
@@ -207,11 +208,88 @@ def test_editions_start_and_publish_from_the_admin(client, lead):
     draft = Edition.objects.exclude(pk=current.pk).get()
     assert draft.status == "draft"
     ChapterItem.objects.filter(edition=draft).update(detail_ko="")
+    asked = client.post(
+        "/admin/methodology/edition/", {"action": "publish", "_selected_action": [draft.pk]}
+    )
+    # The confirmation page already names what refuses the publication.
+    assert "has no Korean text" in asked.text
     refused = client.post(
         "/admin/methodology/edition/",
-        {"action": "publish", "_selected_action": [draft.pk]},
+        {"action": "publish", "_selected_action": [draft.pk], "confirm": "yes"},
         follow=True,
     )
     assert "cannot be published yet" in refused.text
     draft.refresh_from_db()
     assert draft.status == "draft"
+
+
+def test_the_edition_form_saves_its_own_slug_and_thresholds(client, lead):
+    """Thresholds are set where the owner sets them: the edition form of a draft.
+
+    Seed L401: "Publication thresholds are not set for this edition: MICA has not yet agreed
+    runs per task, a minimum cell sample size, task coverage, or a maximum ineligible discard
+    rate" -- the four are agreed per edition, so its form must save them (the project's own
+    slug, preview-0.1, once failed the form's slug validation).
+    """
+    client.force_login(lead)
+    edition = Edition.objects.get(slug="preview-0.1")
+    url = f"/admin/methodology/edition/{edition.pk}/change/"
+    form = client.get(url).context["adminform"].form
+    data = {name: form[name].value() or "" for name in form.fields}
+    data.update(min_eligible_runs="30", min_coverage="80", runs_per_task="3")
+    data["max_ineligible_discard_rate"] = "10"
+    saved = client.post(url, data, follow=True)
+    assert saved.status_code == 200 and not saved.context.get("errors"), saved.context.get("errors")
+    edition.refresh_from_db()
+    assert edition.slug == "preview-0.1"
+    assert (edition.min_eligible_runs, edition.runs_per_task) == (30, 3)
+    assert float(edition.min_coverage) == 80 and float(edition.max_ineligible_discard_rate) == 10
+    bad = client.post(url, {**data, "slug": "Preview 0.1!"})
+    assert "lower-case letters and digits" in bad.text
+    edition.refresh_from_db()
+    assert edition.slug == "preview-0.1"
+
+
+def test_starting_drafts_again_and_again_never_fails(client, lead):
+    client.force_login(lead)
+    current = Edition.objects.get(slug="preview-0.1")
+    for _round in range(3):
+        answer = client.post(
+            "/admin/methodology/edition/",
+            {"action": "start_draft", "_selected_action": [current.pk]},
+        )
+        assert answer.status_code == 302
+    slugs = sorted(Edition.objects.exclude(pk=current.pk).values_list("slug", flat=True))
+    assert slugs == ["preview-0.1-next", "preview-0.1-next-2", "preview-0.1-next-3"]
+    long = Edition.objects.create(slug="x" * 40, version_label_en="X", version_label_ko="X")
+    assert len(edition_start_draft(source=long).slug) <= 40
+    assert edition_start_draft(source=long).slug != edition_start_draft(source=long).slug
+
+
+def test_publishing_asks_first_and_the_published_label_says_no_draft(client, lead):
+    """Seed L175: "A change ships as a new edition of this wiki and of the generated Markdown
+    pack" -- publishing freezes an edition for good, so the admin asks first."""
+    client.force_login(lead)
+    current = Edition.objects.get(slug="preview-0.1")
+    client.post(
+        "/admin/methodology/edition/", {"action": "publish", "_selected_action": [current.pk]}
+    )
+    current.refresh_from_db()
+    assert current.status == "draft", "nothing is published before it is confirmed"
+    draft = edition_start_draft(source=current)
+    assert draft.version_label_en.endswith("(draft)") and draft.version_label_ko.endswith("(초안)")
+    asked = client.post(
+        "/admin/methodology/edition/", {"action": "publish", "_selected_action": [draft.pk]}
+    )
+    assert "What will be frozen" in asked.text and "Yes, publish this edition" in asked.text
+    chapters = ChapterItem.objects.filter(edition=draft).count()
+    assert f"<td>{chapters}</td>" in asked.text
+    done = client.post(
+        "/admin/methodology/edition/",
+        {"action": "publish", "_selected_action": [draft.pk], "confirm": "yes"},
+        follow=True,
+    )
+    draft.refresh_from_db()
+    assert draft.status == "published", done.text[-2000:]
+    assert "draft" not in draft.version_label_en and "초안" not in draft.version_label_ko
+    assert f"{draft.version_label_en} is published." in done.text
