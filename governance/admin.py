@@ -6,6 +6,7 @@ from modeltranslation.admin import TranslationAdmin
 from governance.models import Appeal, GateCell, PersonDeclaration, Withdrawal
 from governance.services import appeal_decide
 from mica.admin_decisions import DecisionAdmin
+from mica.history_admin import HistoryAdmin
 
 
 @admin.register(GateCell)
@@ -58,10 +59,16 @@ class AppealAdmin(DecisionAdmin):
         "grounds",
         "state",
         "decided_role",
-        "reason",
+        "decided_reason",
         "received_at",
         "decided_at",
     )
+
+    # The stored reason is shown, not bound: a read-only "reason" would drop the form's
+    # own field of that name, and every decision would be refused for want of a reason.
+    @admin.display(description=_("reason given"))
+    def decided_reason(self, obj):
+        return obj.reason
 
     def decide(self, request, obj, decision, data):
         appeal_decide(
@@ -84,7 +91,7 @@ class PersonDeclarationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Withdrawal)
-class WithdrawalAdmin(TranslationAdmin):
+class WithdrawalAdmin(HistoryAdmin, TranslationAdmin):
     list_display = ("figure", "original_value", "corrected_value", "decided_on")
 
     def has_delete_permission(self, request, obj=None):

@@ -1,4 +1,5 @@
 from django.contrib import admin, messages
+from django.http import HttpResponseRedirect
 
 from mica.errors import DomainError
 
@@ -17,4 +18,17 @@ class DecisionAdmin(admin.ModelAdmin):
         try:
             self.decide(request, obj, decision, form.cleaned_data)
         except DomainError as refused:
+            request.decision_refused = True
             messages.error(request, refused.message)
+
+    def log_change(self, request, obj, message):
+        if getattr(request, "decision_refused", False):
+            return None  # nothing changed: the history must not say otherwise
+        return super().log_change(request, obj, message)
+
+    def response_change(self, request, obj):
+        """A refused decision goes back to the form with its refusal alone, never beside a
+        "changed successfully"."""
+        if getattr(request, "decision_refused", False):
+            return HttpResponseRedirect(request.path)
+        return super().response_change(request, obj)

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 
 from mica.errors import InvalidTransition, ValidationFailed
@@ -97,6 +98,10 @@ def test_staff_decide_in_the_admin(client, canonical_content):
         follow=True,
     )
     assert "사유" in refused.text
+    # A refusal stands alone: no "changed successfully" beside it, nothing in the log.
+    levels = [message.level_tag for message in refused.context["messages"]]
+    assert levels == ["error"], levels
+    assert not LogEntry.objects.filter(object_id=str(submission.pk)).exists()
     submission.refresh_from_db()
     assert submission.state == SubmissionState.RECEIVED
     client.post(
