@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 PYTEST_ARGS ?=
+# One pytest process a core; the tests on the one Redis broker share a process (tests/conftest.py).
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
 
 .PHONY: run test lint format messages serve-setup clean
 
@@ -28,7 +30,7 @@ run: serve-setup
 
 # Installs and runs the whole test suite.
 test: $(VENV)/.test-installed
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .

@@ -22,6 +22,20 @@ def _load_canonical_content():
     call_command("load_canonical_content", stdout=open(os.devnull, "w"))
 
 
+# Test passwords guard nothing, and PBKDF2 costs over half a second a user.
+FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hasher():
+    from django.conf import settings
+    from django.contrib.auth.hashers import get_hashers, get_hashers_by_algorithm
+
+    settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+    get_hashers.cache_clear()
+    get_hashers_by_algorithm.cache_clear()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     from django.conf import settings
@@ -216,3 +230,11 @@ def staff(operator):
     from django.contrib.auth.models import User
 
     return User.objects.create_user("mica-staff", password="pw-for-tests-only", is_staff=True)
+
+
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist (`--dist loadgroup`), every test on the one Redis broker runs in
+    one process: a worker started by one test would take another test's jobs."""
+    for item in items:
+        if item.get_closest_marker("broker"):
+            item.add_marker(pytest.mark.xdist_group("broker"))

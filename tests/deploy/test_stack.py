@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from django.conf import global_settings
 from django.contrib.auth.models import User
 
 from mica.jobs.models import JobRun, WorkerHeartbeat
@@ -143,7 +144,9 @@ def stack(redis_broker, canonical_content, tmp_path):
         worker.stop()
 
 
-def test_an_admin_edit_over_http_reaches_the_published_exports(stack):
+def test_an_admin_edit_over_http_reaches_the_published_exports(stack, settings):
+    # gunicorn checks the password with the deployment's own hashers, not the tests' fast one.
+    settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
     User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
     term = GlossaryTerm.objects.order_by("pk").first()
     browser = Browser(stack["base"])
