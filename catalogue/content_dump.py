@@ -10,7 +10,7 @@ from pathlib import Path
 from django.db.models import Prefetch
 
 from catalogue.models import ClauseKind, MarketApplicability, TaskFamily, TaskSet, TaskVersion
-from mica.content import Flow, optional_text_pair, text_pair, write_yaml
+from mica.content.loading import Flow, optional_text_pair, text_pair, write_yaml
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 CLAUSE_KEYS = {

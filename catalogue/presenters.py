@@ -11,7 +11,7 @@ from catalogue.models import (
     Surface,
     TerminationClass,
 )
-from mica.site.figures import dot_matrix
+from mica.figures import dot_matrix
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition, label_for
 
 

@@ -1,6 +1,7 @@
 """Reads of the catalogue. `task_public_list` is the one door the public goes through."""
 
 from django.db.models import Prefetch
+from django.utils.translation import gettext
 
 from catalogue.models import (
     Applicability,
@@ -108,3 +109,19 @@ def review_list(version):
 def task_all_list():
     """Staff reads (admin), holdout included."""
     return _with_current_version(TaskDefinition.objects.all())
+
+
+def catalogue_figures(edition):
+    """The live figures the catalogue gives an edition's prose (public tasks only)."""
+    tasks = task_public_list()
+    return {
+        "family_count": tasks.values("family").distinct().count(),
+        "canonical_task_count": tasks.count(),
+        "candidate_task_count": tasks.filter(lifecycle=Lifecycle.CANDIDATE).count(),
+        "validated_task_count": tasks.filter(lifecycle=Lifecycle.VALIDATED).count(),
+    }
+
+
+def catalogue_frozen(edition):
+    """What publishing an edition freezes of the catalogue."""
+    return (gettext("tasks in the public catalogue"), len(task_catalogue_snapshot()))

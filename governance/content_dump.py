@@ -15,7 +15,7 @@ from governance.models import (
     Refusal,
     RoleDisclosure,
 )
-from mica.content import Folded, Quoted, Records, optional_text_pair, text_pair, write_yaml
+from mica.content.loading import Folded, Quoted, Records, optional_text_pair, text_pair, write_yaml
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 FILENAME = "governance.yaml"

@@ -205,3 +205,10 @@ def gate_recompute_all(progress=lambda percent, message: None):
     ]
     GateCell.objects.filter(pk__in=stale).delete()
     return len(keys)
+
+
+def cells_follow_attempts(sender, *, cells, **kwargs):
+    """Only the cells that received an attempt are recomputed, in the same transaction,
+    so a stored attempt and the figures derived from it never disagree."""
+    for key in cells:
+        cell_recompute(*key)

@@ -81,3 +81,8 @@ def appeal_decide(*, appeal_id, uphold, reason, actor):
         appeal.decided_at = timezone.now()
         appeal.save()
     return appeal
+
+
+def correction_follow_acceptance(sender, *, challenge, text_en, text_ko, **kwargs):
+    """An accepted challenge's correction, recorded in the transaction that accepts it."""
+    correction_record(challenge=challenge, text_en=text_en, text_ko=text_ko)

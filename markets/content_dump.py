@@ -10,7 +10,6 @@ from pathlib import Path
 
 from django.utils.translation import gettext as _
 
-from catalogue.models import TaskFamily
 from markets.models import (
     Datasheet,
     DataStatement,
@@ -19,9 +18,10 @@ from markets.models import (
     PlatformRegistration,
     RegistrationStatus,
 )
-from mica.content import Flow, Folded, Quoted, text_pair, write_yaml
+from mica.content.loading import Flow, Folded, Quoted, text_pair, write_yaml
 from mica.errors import ValidationFailed
 from mica.methodology.selectors import edition_current
+from mica.vocabulary import TaskFamily
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SECTIONS = ("edition", "hazards", "local_changes", "situations", "platforms")
@@ -71,7 +71,8 @@ def _platform(platform):
 
 def _platforms(market_edition):
     """The live registration of each family, in the families' order."""
-    order = dict(TaskFamily.objects.values_list("slug", "position"))
+    # The method's order of families (the catalogue's records follow it too).
+    order = {slug: position for position, slug in enumerate(TaskFamily.values)}
     live = {}
     registrations = (
         PlatformRegistration.objects.filter(market_edition=market_edition)

@@ -232,6 +232,7 @@ def staff(operator):
     return User.objects.create_user("mica-staff", password="pw-for-tests-only", is_staff=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     """Under pytest-xdist (`--dist loadgroup`), every test on the one Redis broker runs in
     one process: a worker started by one test would take another test's jobs."""

@@ -1,8 +1,8 @@
 from rest_framework import generics, serializers
 
 from governance.models import Correction, DecisionRight, DisclosureStatement, GateCell, Withdrawal
-from governance.presenters import BLOCKER_SENTENCES
 from governance.selectors import cell_list, correction_log, is_stale, withdrawal_log
+from mica.vocabulary import BLOCKER_SENTENCES
 
 
 class CellSerializer(serializers.ModelSerializer):

@@ -10,7 +10,7 @@ from pathlib import Path
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
-from mica.content import Records, optional_text_pair, text_pair, write_yaml
+from mica.content.loading import Records, optional_text_pair, text_pair, write_yaml
 from mica.errors import ValidationFailed
 from mica.methodology import models
 from mica.methodology.pack import CONTENT_FILES

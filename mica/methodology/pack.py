@@ -93,7 +93,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mica.content import read_yaml
+from mica.content.loading import read_yaml
 
 LANGUAGES = ("en", "ko")
 

@@ -2,8 +2,8 @@
 
 from django.db.models import Prefetch
 
-from governance.selectors import corrections_by_section
 from mica.methodology import models
+from mica.methodology.extensions import corrections_by_section
 from mica.methodology.models import Edition, EditionStatus
 
 LANGUAGES = ("en", "ko")

@@ -6,6 +6,7 @@ from django.views.decorators.http import require_safe
 
 from mica.methodology.diff import edition_diff
 from mica.methodology.exports import methodology_pack, pack_filename
+from mica.methodology.extensions import open_challenges
 from mica.methodology.facts import live_facts
 from mica.methodology.models import Edition
 from mica.methodology.presenters import methodology_view
@@ -50,8 +51,6 @@ def methodology(request):
 
 def _under_challenge(edition):
     """section id -> the first open public challenge on it (one query for the page)."""
-    from submissions.selectors import open_challenges
-
     marks = {}
     for challenge in open_challenges(edition):
         marks.setdefault(challenge.section_id, challenge.pk)

@@ -8,6 +8,9 @@ class SiteConfig(AppConfig):
     verbose_name = _("Site")
 
     def ready(self):
-        from mica.site import content_changes
+        from mica.jobs.registry import on_demand_job_register
+        from mica.site.tasks import content_reload
 
-        content_changes.connect()
+        on_demand_job_register(
+            "reload-content", task=content_reload, label=_("Reload canonical content")
+        )

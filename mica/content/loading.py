@@ -29,8 +29,8 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 
+from mica.content.models import LoadedRecord
 from mica.errors import ValidationFailed
-from mica.site.models import LoadedRecord
 
 LANGUAGES = ("en", "ko")
 
