@@ -7,9 +7,9 @@ from django.utils.translation import gettext as _
 
 from markets.models import CompetenceRole
 from markets.selectors import competent_market_codes
+from mica.bilingual import field_pair
 from mica.errors import PermissionRefused
 
-LANGUAGES = ("en", "ko")
 MARKET_ORDER = ("KR", "JP", "SG", "TW", "AE", "TH")
 
 # `bar(person, version)` -> why that person may not approve it ("holdout-access",
@@ -26,7 +26,7 @@ def _review_bar(actor, version):
 
 
 def _bilingual(record, *fields):
-    return {f: {lang: getattr(record, f"{f}_{lang}") or "" for lang in LANGUAGES} for f in fields}
+    return {field: field_pair(record, field) for field in fields}
 
 
 def task_version_content(version):

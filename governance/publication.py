@@ -12,8 +12,7 @@ from submissions.models import DataStatus
 
 def edition_is_publication_eligible(edition):
     """Fail closed: unset thresholds refuse everything, and without a cell there is nothing."""
-    thresholds_set = edition.min_eligible_runs is not None and edition.min_coverage is not None
-    return thresholds_set and GateCell.objects.filter(publication_eligible=True).exists()
+    return edition.thresholds_set and GateCell.objects.filter(publication_eligible=True).exists()
 
 
 def gate_figures(edition):

@@ -29,7 +29,7 @@ from governance.services import appeal_file
 from markets.selectors import market_list
 from mica import scoring
 from mica.errors import DomainError
-from submissions.models import Attempt, Challenge, System, Verification
+from submissions.models import Attempt, Challenge, DataStatus, System, Verification
 from submissions.selectors import challenge_public_get
 from submissions.throttle import client_address, intake_allowed
 
@@ -131,7 +131,7 @@ def results(request):
             "metric": metric,
             "by_market": _slice_reasons(cells, lambda c: c.market.name),
             "by_family": _slice_reasons(cells, lambda c: c.family.label),
-            "demo": any(c.data_status != "official" for c in cells),
+            "demo": any(c.data_status != DataStatus.OFFICIAL for c in cells),
         },
     )
 
@@ -168,7 +168,7 @@ def system_detail(request, slug):
             "system": system,
             "cells": [presenters.cell_view(c) for c in cells],
             "figures": figures,
-            "demo": any(s.data_status != "official" for s in system.snapshots.all()),
+            "demo": any(s.data_status != DataStatus.OFFICIAL for s in system.snapshots.all()),
         },
     )
 

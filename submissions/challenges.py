@@ -215,6 +215,7 @@ def challenge_file(*, payload):
             )
     except IntegrityError:
         return Challenge.objects.get(idempotency_key=key), False
+    # Within the app: the task module imports this one as it loads.
     from submissions.tasks import challenge_confirmation, recompute_scoring_challenge
 
     challenge_confirmation(challenge)

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from catalogue.models import TaskVersion
+from catalogue.models import APPLYING, TaskVersion
 from markets.models import IntegrationSituation
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.vocabulary import EvidenceType
@@ -144,7 +144,7 @@ def _resolve(data):
         refuse("unknown-task-version", _("No task has that id and version."))
     applicable = (
         version.applicability.filter(market__code=data["market"])
-        .exclude(status="not-applicable")
+        .filter(status__in=APPLYING)
         .select_related("market")
         .first()
     )

@@ -8,6 +8,7 @@ class ContentConfig(AppConfig):
     verbose_name = _("Content")
 
     def ready(self):
+        # Imported once the app registry is ready, as models must be.
         from mica.content import changes
 
         changes.connect()

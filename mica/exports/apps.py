@@ -8,6 +8,7 @@ class ExportsConfig(AppConfig):
     verbose_name = _("Exports")
 
     def ready(self):
+        # Imported once the app registry is ready, as models must be.
         from mica.content.changes import content_committed
         from mica.exports.services import exports_follow_content
         from mica.exports.tasks import exports_regenerate

@@ -3,10 +3,9 @@
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
+from mica.bilingual import LANGUAGES
 from mica.methodology import models
 from mica.methodology.extensions import live_figures_registered
-
-TASK_TEXT_LANGUAGES = ("en", "ko")
 
 
 def _threshold(value, language):
@@ -19,14 +18,14 @@ def _threshold(value, language):
 def live_facts(edition):
     """{"en": {placeholder: text}, "ko": {...}} for an edition."""
     counts = {
-        "task_languages": ", ".join(TASK_TEXT_LANGUAGES),
+        "task_languages": ", ".join(LANGUAGES),  # every task text is written in both
         "reference_count": models.Reference.objects.filter(edition=edition).count(),
     }
     # Markets, tasks, systems, cells and eligibility: counted by the apps that own them.
     for figures in live_figures_registered():
         counts.update(figures(edition))
     facts = {}
-    for language in ("en", "ko"):
+    for language in LANGUAGES:
         values = {name: str(value) for name, value in counts.items()}
         values["min_eligible_runs"] = _threshold(edition.min_eligible_runs, language)
         values["min_coverage"] = _threshold(edition.min_coverage, language)

@@ -2,10 +2,13 @@
 
 import hashlib
 
+from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from modeltranslation.translator import translator
 
-from mica.errors import ValidationFailed
+from mica.bilingual import LANGUAGES
+from mica.errors import PermissionRefused, ValidationFailed
 from mica.methodology import models
 from mica.methodology.extensions import (
     catalogue_snapshot,
@@ -29,7 +32,7 @@ def placeholder_errors(record):
     errors = {}
     fields = translator.get_options_for_model(type(record)).fields
     for name in fields:
-        for lang in ("en", "ko"):
+        for lang in LANGUAGES:
             unknown = unknown_placeholders(getattr(record, f"{name}_{lang}", "") or "")
             if unknown:
                 errors[f"{name}_{lang}"] = [
@@ -124,8 +127,6 @@ def claim_korean_is_approved(item):
 
 def claim_korean_approve(*, item, actor):
     """Record that `actor` approved the Korean text against the current English source."""
-    from django.utils import timezone
-
     require_draft(item.edition)
     if not (item.term_ko and item.detail_ko):
         raise ValidationFailed(
@@ -172,8 +173,6 @@ def edition_start_draft(*, source, slug=None, label_en=None, label_ko=None):
     Without a slug or labels, they follow the source: a free `<source>-next…` slug
     and the source's labels marked as a draft.
     """
-    from django.db import transaction
-
     with transaction.atomic():
         draft = models.Edition.objects.create(
             slug=slug or _draft_slug(source),
@@ -250,11 +249,6 @@ def edition_freeze_catalogue(edition):
 
 
 def edition_publish(*, edition_id, actor):
-    from django.db import transaction
-    from django.utils import timezone
-
-    from mica.errors import PermissionRefused
-
     if not (actor and actor.is_superuser):
         raise PermissionRefused(_("Only the method lead publishes an edition."))
     with transaction.atomic():

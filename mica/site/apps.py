@@ -8,6 +8,7 @@ class SiteConfig(AppConfig):
     verbose_name = _("Site")
 
     def ready(self):
+        # Imported once the app registry is ready, as models must be.
         from mica.jobs.registry import on_demand_job_register
         from mica.site.tasks import content_reload
 

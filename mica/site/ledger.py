@@ -152,11 +152,7 @@ def _gate_figures():
 
 
 def _thresholds_set(edition):
-    return (
-        edition is not None
-        and edition.min_eligible_runs is not None
-        and edition.min_coverage is not None
-    )
+    return edition is not None and edition.thresholds_set
 
 
 def home_ledger(edition):
