@@ -15,6 +15,23 @@ def _threshold(value, language):
         return _("not set")
 
 
+# Every figure of the prose but the thresholds, in the order pages and exports list them.
+# Each must be counted by someone: a figure nobody registers fails loudly, never blank.
+COUNTED_FIGURES = (
+    "market_count",
+    "market_codes",
+    "family_count",
+    "canonical_task_count",
+    "candidate_task_count",
+    "validated_task_count",
+    "task_languages",
+    "registered_system_count",
+    "run_cell_count",
+    "publication_eligible",
+    "reference_count",
+)
+
+
 def live_facts(edition):
     """{"en": {placeholder: text}, "ko": {...}} for an edition."""
     counts = {
@@ -26,7 +43,7 @@ def live_facts(edition):
         counts.update(figures(edition))
     facts = {}
     for language in LANGUAGES:
-        values = {name: str(value) for name, value in counts.items()}
+        values = {name: str(counts[name]) for name in COUNTED_FIGURES}
         values["min_eligible_runs"] = _threshold(edition.min_eligible_runs, language)
         values["min_coverage"] = _threshold(edition.min_coverage, language)
         facts[language] = values
