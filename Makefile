@@ -4,8 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 PYTEST_ARGS ?=
-# One pytest process a core; the tests on the one Redis broker share a process (tests/conftest.py).
-PYTEST_PARALLEL ?= -n auto --dist loadgroup
+# One pytest process a core. With MICA_REDIS_URL set, the broker tests (-m broker) need a
+# run of their own, one test at a time, as .ci/run does.
+PYTEST_PARALLEL ?= -n auto
 
 .PHONY: run test lint format messages serve-setup clean
 

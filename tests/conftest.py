@@ -230,12 +230,3 @@ def staff(operator):
     from django.contrib.auth.models import User
 
     return User.objects.create_user("mica-staff", password="pw-for-tests-only", is_staff=True)
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items):
-    """Under pytest-xdist (`--dist loadgroup`), every test on the one Redis broker runs in
-    one process: a worker started by one test would take another test's jobs."""
-    for item in items:
-        if item.get_closest_marker("broker"):
-            item.add_marker(pytest.mark.xdist_group("broker"))
