@@ -36,6 +36,7 @@ test: $(VENV)/.test-installed
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 format: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check --fix .

@@ -44,11 +44,11 @@ def prepare(extra_tasks):
 def regenerate():
     _django()
     from catalogue.selectors import task_public_list
-    from mica.exports.publish import exports_regenerate
+    from mica.exports.publish import exports_build_and_publish
 
     tasks = task_public_list().count()
     started = time.perf_counter()
-    manifest = exports_regenerate()
+    manifest = exports_build_and_publish()
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     size_mb = sum(f["size"] for f in manifest["files"]) / 1e6

@@ -10,7 +10,8 @@ from pathlib import Path
 from django.db.models import Prefetch
 
 from catalogue.models import ClauseKind, MarketApplicability, TaskFamily, TaskSet, TaskVersion
-from mica.content import Flow, optional_text_pair, text_pair, write_yaml
+from mica.bilingual import field_pair
+from mica.content.loading import Flow, optional_text_pair, write_yaml
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 CLAUSE_KEYS = {
@@ -36,15 +37,15 @@ def _family(family):
     measurement = {"timeout_sec": family.timeout_seconds}
     if family.timeout_seconds in TIMEOUT_BASIS:
         measurement["timeout_basis"] = TIMEOUT_BASIS[family.timeout_seconds]
-    measurement["final_state_evidence"] = text_pair(family, "final_state_evidence")
-    measurement["boundary_evidence"] = text_pair(family, "boundary_evidence")
+    measurement["final_state_evidence"] = field_pair(family, "final_state_evidence")
+    measurement["boundary_evidence"] = field_pair(family, "boundary_evidence")
     return {
         "slug": family.slug,
         "position": family.position,
         "task_prefix": family.task_prefix,
-        "label": text_pair(family, "label"),
-        "summary": text_pair(family, "summary"),
-        "why_it_is_hard": text_pair(family, "why_hard"),
+        "label": field_pair(family, "label"),
+        "summary": field_pair(family, "summary"),
+        "why_it_is_hard": field_pair(family, "why_hard"),
         "measurement": measurement,
     }
 
@@ -62,7 +63,7 @@ def _parameter_value(value):
 
 
 def _applicability(entry):
-    data = {"status": entry.status, "note": text_pair(entry, "note")}
+    data = {"status": entry.status, "note": field_pair(entry, "note")}
     for name in ("variant", "region", "channel", "register"):
         value = optional_text_pair(entry, name)
         if value:
@@ -74,16 +75,16 @@ def _task(definition, version):
     clauses = {key: [] for key in CLAUSE_KEYS}
     kinds = {kind: key for key, kind in CLAUSE_KEYS.items()}
     for clause in version.clauses.all():
-        clauses[kinds[clause.kind]].append(text_pair(clause, "text"))
+        clauses[kinds[clause.kind]].append(field_pair(clause, "text"))
     data = {
         "id": definition.slug,
         "lifecycle": definition.lifecycle,
         "task_set": definition.task_set,
         "version": version.version,
-        "title": text_pair(version, "title"),
-        "final_state": text_pair(version, "final_state"),
+        "title": field_pair(version, "title"),
+        "final_state": field_pair(version, "final_state"),
         **clauses,
-        "confirmation_boundary": text_pair(version, "confirmation_boundary"),
+        "confirmation_boundary": field_pair(version, "confirmation_boundary"),
         "evidence_requirements": Flow(version.evidence_requirements),
         # Optional: the task files spell a missing one out as null.
         "idempotency": optional_text_pair(version, "idempotency"),

@@ -15,7 +15,7 @@ from catalogue.models import (
 )
 from catalogue.services import task_version_make_current, task_version_touch
 from markets.selectors import market_list
-from mica.content import read_yaml, texts, translated
+from mica.content.loading import read_yaml, texts, translated
 from mica.errors import ValidationFailed
 from mica.methodology.models import EditionStatus
 from mica.methodology.selectors import edition_current

@@ -1,7 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from catalogue.models import Complexity, Lifecycle, Surface, TerminationClass
+from catalogue.models import Complexity, Lifecycle, TaskSurface, TerminationClass
 from markets.selectors import market_list
 
 
@@ -15,7 +15,7 @@ class TaskFilterForm(forms.Form):
     family = forms.ChoiceField(label=_("Family"), required=False)
     market = forms.ChoiceField(label=_("Market"), required=False)
     surface = forms.ChoiceField(
-        label=_("Surface"), required=False, choices=_with_any(Surface.choices)
+        label=_("Surface"), required=False, choices=_with_any(TaskSurface.choices)
     )
     termination_class = forms.ChoiceField(
         label=_("Termination class"), required=False, choices=_with_any(TerminationClass.choices)

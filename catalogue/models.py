@@ -81,7 +81,9 @@ class TaskDefinition(models.Model):
         return self.slug
 
 
-class Surface(models.TextChoices):
+class TaskSurface(models.TextChoices):
+    """How a task is reached as a whole (not the integration surfaces of mica.vocabulary)."""
+
     WEB = "web", _("Web")
     APP_ONLY = "app-only", _("App only")
     IDENTITY_GATED = "identity-gated", _("Identity-gated")
@@ -123,7 +125,7 @@ class TaskVersion(models.Model):
         help_text=_("How a retry must not repeat a non-idempotent action; blank when none."),
     )
     evidence_requirements = models.JSONField(_("evidence requirements"), default=list)
-    surface = models.CharField(_("surface"), max_length=20, choices=Surface.choices, blank=True)
+    surface = models.CharField(_("surface"), max_length=20, choices=TaskSurface.choices, blank=True)
     termination_class = models.CharField(
         _("termination class"), max_length=24, choices=TerminationClass.choices, blank=True
     )
@@ -221,6 +223,11 @@ class Applicability(models.TextChoices):
     NOT_APPLICABLE = "not-applicable", _("Not applicable")
 
 
+# The rule "a task applies in this market", in one place: its applicability there is
+# anything but not applicable (MarketApplicability.applies, selectors.task_applies_in).
+APPLYING = (Applicability.APPLICABLE, Applicability.VARIANT_REQUIRED)
+
+
 class MarketApplicability(models.Model):
     version = models.ForeignKey(
         TaskVersion,
@@ -250,6 +257,10 @@ class MarketApplicability(models.Model):
 
     def __str__(self):
         return f"{self.version} · {self.market_id}"
+
+    @property
+    def applies(self):
+        return self.status in APPLYING
 
 
 class ReviewState(models.TextChoices):

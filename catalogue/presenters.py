@@ -8,10 +8,10 @@ from catalogue.models import (
     ClauseKind,
     Complexity,
     Lifecycle,
-    Surface,
+    TaskSurface,
     TerminationClass,
 )
-from mica.site.figures import dot_matrix
+from mica.dot_matrix import dot_matrix
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition, label_for
 
 
@@ -40,7 +40,7 @@ def _market_line(applicable, variant_label):
 def task_card(definition):
     version = definition.current_version
     applicability = sorted(version.applicability.all(), key=lambda a: a.market.display_order)
-    applicable = [a for a in applicability if a.status != Applicability.NOT_APPLICABLE]
+    applicable = [a for a in applicability if a.applies]
     return {
         "definition": definition,
         "version": version,
@@ -71,7 +71,7 @@ def list_cards(definitions):
 
 def balance(cards):
     """The catalogue over surface × termination class, one figure per declared complexity."""
-    surfaces = Surface.choices
+    surfaces = TaskSurface.choices
     terminations = TerminationClass.choices
     figures = []
     for complexity, complexity_label in Complexity.choices:

@@ -5,17 +5,28 @@ import json
 
 from django.utils.translation import gettext as _
 
-from governance.selectors import declaration_blocks_review
 from markets.models import CompetenceRole
 from markets.selectors import competent_market_codes
+from mica.bilingual import field_pair
 from mica.errors import PermissionRefused
 
-LANGUAGES = ("en", "ko")
 MARKET_ORDER = ("KR", "JP", "SG", "TW", "AE", "TH")
+
+# `bar(person, version)` -> why that person may not approve it ("holdout-access",
+# "declared-conflict") or None: registered by governance, which keeps the declarations.
+_review_bars = []
+
+
+def review_bar_register(bar):
+    _review_bars.append(bar)
+
+
+def _review_bar(actor, version):
+    return next(filter(None, (bar(actor, version) for bar in _review_bars)), None)
 
 
 def _bilingual(record, *fields):
-    return {f: {lang: getattr(record, f"{f}_{lang}") or "" for lang in LANGUAGES} for f in fields}
+    return {field: field_pair(record, field) for field in fields}
 
 
 def task_version_content(version):
@@ -85,7 +96,7 @@ def require_reviewer_for(review, actor):
         raise PermissionRefused(_("Nobody reviews their own work: you wrote this revision."))
     if review.version.editors.filter(pk=actor.pk).exists():
         raise PermissionRefused(_("Nobody reviews their own work: you edited this revision."))
-    blocked = declaration_blocks_review(actor, review.version)
+    blocked = _review_bar(actor, review.version)
     if blocked == "holdout-access":
         raise PermissionRefused(
             _("A person with holdout access cannot review while tied to an evaluated party.")

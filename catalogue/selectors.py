@@ -1,9 +1,10 @@
 """Reads of the catalogue. `task_public_list` is the one door the public goes through."""
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
+from django.utils.translation import gettext
 
 from catalogue.models import (
-    Applicability,
+    APPLYING,
     ContractClause,
     Lifecycle,
     LocalReview,
@@ -13,6 +14,22 @@ from catalogue.models import (
     TaskSet,
     TaskVersion,
 )
+
+
+def task_applies_in(**market):
+    """Tasks that apply in one market (`market__code=…` or `market_id=…`).
+
+    One condition, so the market and the status are read from the same applicability
+    row; an exclude() over the relation would also drop a task for a market where it
+    does not apply.
+    """
+    ((field, value),) = market.items()
+    return Q(
+        **{
+            f"current_version__applicability__{field}": value,
+            "current_version__applicability__status__in": APPLYING,
+        }
+    )
 
 
 def family_list():
@@ -80,12 +97,7 @@ def task_filter(
     if family:
         queryset = queryset.filter(family__slug=family)
     if market:
-        queryset = queryset.filter(
-            current_version__applicability__market__code=market,
-        ).exclude(
-            current_version__applicability__market__code=market,
-            current_version__applicability__status=Applicability.NOT_APPLICABLE,
-        )
+        queryset = queryset.filter(task_applies_in(market__code=market))
     if surface:
         queryset = queryset.filter(current_version__surface=surface)
     if termination_class:
@@ -108,3 +120,19 @@ def review_list(version):
 def task_all_list():
     """Staff reads (admin), holdout included."""
     return _with_current_version(TaskDefinition.objects.all())
+
+
+def catalogue_figures(edition):
+    """The live figures the catalogue gives an edition's prose (public tasks only)."""
+    tasks = task_public_list()
+    return {
+        "family_count": tasks.values("family").distinct().count(),
+        "canonical_task_count": tasks.count(),
+        "candidate_task_count": tasks.filter(lifecycle=Lifecycle.CANDIDATE).count(),
+        "validated_task_count": tasks.filter(lifecycle=Lifecycle.VALIDATED).count(),
+    }
+
+
+def catalogue_frozen(edition):
+    """What publishing an edition freezes of the catalogue."""
+    return (gettext("tasks in the public catalogue"), len(task_catalogue_snapshot()))

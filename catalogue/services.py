@@ -4,7 +4,6 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from catalogue.models import (
-    Applicability,
     ClauseKind,
     Lifecycle,
     LocalReview,
@@ -123,7 +122,7 @@ def task_promotion_gaps(definition):
     if version is None:
         return [_("the task has no version")]
     applicability = list(version.applicability.select_related("market"))
-    applicable = [a.market.code for a in applicability if a.status != Applicability.NOT_APPLICABLE]
+    applicable = [a.market.code for a in applicability if a.applies]
     return (
         _design_gaps(version)
         + _applicability_gaps(version, applicability)

@@ -1,7 +1,7 @@
 from django.urls import reverse
 
 from catalogue.selectors import task_public_list
-from mica.site.bilingual_sitemap import BilingualSitemap
+from mica.sitemaps import BilingualSitemap
 
 
 class TaskSitemap(BilingualSitemap):

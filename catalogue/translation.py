@@ -1,6 +1,7 @@
 from modeltranslation.translator import TranslationOptions, register
 
 from catalogue import models
+from mica.bilingual import LANGUAGES
 from mica.history import track_history
 
 
@@ -25,7 +26,7 @@ class TaskVersionTranslation(TranslationOptions):
 @register(models.ContractClause)
 class ContractClauseTranslation(TranslationOptions):
     fields = ("text",)
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.MarketApplicability)

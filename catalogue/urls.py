@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from catalogue import views
-from mica.site.page_cache import public_page_cache as cached
+from mica.content.page_cache import public_page_cache as cached
 
 app_name = "catalogue"
 

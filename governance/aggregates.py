@@ -7,7 +7,6 @@ safety event in any cell below withholds every figure above it.
 
 from django.utils.translation import gettext_lazy as _
 
-from catalogue.models import Applicability
 from catalogue.selectors import task_public_list
 from markets.selectors import market_list
 from mica import scoring
@@ -28,7 +27,7 @@ def canonical_tasks():
     index = {}
     for task in task_public_list():
         for entry in task.current_version.applicability.all():
-            if entry.status != Applicability.NOT_APPLICABLE:
+            if entry.applies:
                 index.setdefault((entry.market.code, task.family.slug), set()).add(task.slug)
     return index
 

@@ -5,3 +5,27 @@ from django.utils.translation import gettext_lazy as _
 class GovernanceConfig(AppConfig):
     name = "governance"
     verbose_name = _("Governance")
+
+    def ready(self):
+        # Imported once the app registry is ready, as models must be.
+        from catalogue.rules import review_bar_register
+        from governance.gate import cells_follow_attempts
+        from governance.publication import gate_figures, publication_refusals
+        from governance.selectors import corrections_by_section, declaration_blocks_review
+        from governance.services import correction_follow_acceptance
+        from governance.tasks import gate_recompute
+        from mica.jobs.registry import on_demand_job_register
+        from mica.methodology import extensions
+        from submissions.signals import attempts_recorded, challenge_accepted
+
+        extensions.live_figures_register(gate_figures)
+        extensions.publication_check_register(publication_refusals)
+        extensions.corrections_register(corrections_by_section)
+        review_bar_register(declaration_blocks_review)
+        attempts_recorded.connect(cells_follow_attempts, dispatch_uid="cells-follow-attempts")
+        challenge_accepted.connect(
+            correction_follow_acceptance, dispatch_uid="correction-follows-acceptance"
+        )
+        on_demand_job_register(
+            "rerun-gate", task=gate_recompute, label=_("Rerun the publication gate")
+        )

@@ -15,7 +15,8 @@ from governance.models import (
     Refusal,
     RoleDisclosure,
 )
-from mica.content import Folded, Quoted, Records, optional_text_pair, text_pair, write_yaml
+from mica.bilingual import field_pair
+from mica.content.loading import Folded, Quoted, Records, optional_text_pair, write_yaml
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 FILENAME = "governance.yaml"
@@ -55,8 +56,8 @@ def _disclosures():
         {
             "key": statement.key,
             "category": statement.category,
-            "title": text_pair(statement, "title", Quoted),
-            "statement": text_pair(statement, "statement", Folded),
+            "title": field_pair(statement, "title", Quoted),
+            "statement": field_pair(statement, "statement", Folded),
             "basis": statement.basis,
             "confirmed_on": statement.confirmed_on,
             "confirm_every_days": statement.confirm_every_days,
@@ -69,8 +70,8 @@ def _disclosures():
 def _decision_right(right):
     data = {
         "key": right.key,
-        "right": text_pair(right, "right", Quoted),
-        "holder": text_pair(right, "holder", Quoted),
+        "right": field_pair(right, "right", Quoted),
+        "holder": field_pair(right, "holder", Quoted),
         "independently_held": right.independently_held,
     }
     note = optional_text_pair(right, "note", Folded)
@@ -85,9 +86,9 @@ def _role_disclosures():
     return Records(
         {
             "role": disclosure.role,
-            "relationships": text_pair(disclosure, "relationships", Folded),
+            "relationships": field_pair(disclosure, "relationships", Folded),
             "holdout_access": disclosure.holdout_access,
-            "conflicts_declared": text_pair(disclosure, "conflicts_declared", Folded),
+            "conflicts_declared": field_pair(disclosure, "conflicts_declared", Folded),
         }
         for disclosure in sorted(
             RoleDisclosure.objects.all(), key=lambda item: (rank.get(item.role, len(rank)), item.pk)
@@ -102,14 +103,14 @@ def dump(directory, report):
             map(_decision_right, DecisionRight.objects.order_by("position", "pk"))
         ),
         "refusals": [
-            {"key": refusal.key, "text": text_pair(refusal, "text", Folded)}
+            {"key": refusal.key, "text": field_pair(refusal, "text", Folded)}
             for refusal in Refusal.objects.order_by("position", "pk")
         ],
         "independence_open_items": Records(
             {
                 "key": item.key,
-                "title": text_pair(item, "title", Quoted),
-                "detail": text_pair(item, "detail", Folded),
+                "title": field_pair(item, "title", Quoted),
+                "detail": field_pair(item, "detail", Folded),
                 "status": item.status,
             }
             for item in IndependenceItem.objects.order_by("position", "pk")

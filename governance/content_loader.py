@@ -14,7 +14,7 @@ from governance.models import (
     RoleDisclosure,
 )
 from governance.services import disclosure_supersede
-from mica.content import read_yaml, texts
+from mica.content.loading import read_yaml, texts
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 

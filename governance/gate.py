@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
-from catalogue.selectors import task_public_list
+from catalogue.selectors import task_applies_in, task_public_list
 from governance.models import GateCell
 from mica import scoring
 from mica.methodology.selectors import edition_current
@@ -88,11 +88,7 @@ def _latency_figures(rows):
 def _tasks_defined(market_id, family_id):
     return (
         task_public_list()
-        .filter(
-            family_id=family_id,
-            current_version__applicability__market_id=market_id,
-        )
-        .exclude(current_version__applicability__status="not-applicable")
+        .filter(task_applies_in(market_id=market_id), family_id=family_id)
         .distinct()
         .count()
     )
@@ -205,3 +201,10 @@ def gate_recompute_all(progress=lambda percent, message: None):
     ]
     GateCell.objects.filter(pk__in=stale).delete()
     return len(keys)
+
+
+def cells_follow_attempts(sender, *, cells, **kwargs):
+    """Only the cells that received an attempt are recomputed, in the same transaction,
+    so a stored attempt and the figures derived from it never disagree."""
+    for key in cells:
+        cell_recompute(*key)

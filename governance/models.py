@@ -2,6 +2,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from submissions.models import DataStatus
+
 
 class GateCell(models.Model):
     """One cell (snapshot × market × family) as the publication gate sees it.
@@ -59,7 +61,7 @@ class GateCell(models.Model):
             # Demo and preview data can never become publication eligible.
             models.CheckConstraint(
                 name="demo_and_preview_never_eligible",
-                condition=Q(publication_eligible=False) | Q(data_status="official"),
+                condition=Q(publication_eligible=False) | Q(data_status=DataStatus.OFFICIAL),
             ),
             models.CheckConstraint(
                 name="eligible_only_without_blockers",

@@ -3,30 +3,11 @@
 from django.utils.translation import gettext_lazy as _
 
 from mica import scoring
+from mica.vocabulary import BLOCKER_SENTENCES
 
 NOT_MEASURED = _("Not measured.")
 NO_SUCCESSFUL_TASK = _("No successful task.")
 NO_COVERAGE = _("No coverage in this market.")
-
-BLOCKER_SENTENCES = {
-    scoring.Blocker.CRITICAL_SAFETY.value: _(
-        "A critical safety event was recorded; it permanently blocks this cell and withholds "
-        "every family and market figure above it."
-    ),
-    scoring.Blocker.DEMO_OR_PREVIEW.value: _(
-        "The cell holds demo or preview data, which can never be published."
-    ),
-    scoring.Blocker.NOT_INDEPENDENT.value: _("The runs are not an independent rerun by MICA."),
-    scoring.Blocker.THRESHOLDS_UNSET.value: _(
-        "The publication thresholds are not set, so the gate refuses rather than guess them."
-    ),
-    scoring.Blocker.BELOW_MIN_RUNS.value: _(
-        "Fewer eligible runs than the minimum the edition sets."
-    ),
-    scoring.Blocker.BELOW_MIN_COVERAGE.value: _(
-        "Less of the market's canonical task set covered than the minimum the edition sets."
-    ),
-}
 
 
 def blocker_view(code):

@@ -5,6 +5,7 @@ from django.utils.translation import gettext as _
 from governance.models import Appeal, AppealState, Correction, DisclosureStatement
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.text import plain
+from submissions.models import FINAL_CHALLENGE_STATES
 
 
 def correction_record(*, challenge, text_en, text_ko):
@@ -39,9 +40,6 @@ def disclosure_supersede(*, key, changes):
         current.superseded_at = timezone.now()
         current.save(update_fields=["superseded_at"])
         return DisclosureStatement.objects.create(**fields, supersedes=current)
-
-
-FINAL_CHALLENGE_STATES = ("accepted", "held", "rejected")
 
 
 def appeal_file(*, challenge, grounds):
@@ -81,3 +79,8 @@ def appeal_decide(*, appeal_id, uphold, reason, actor):
         appeal.decided_at = timezone.now()
         appeal.save()
     return appeal
+
+
+def correction_follow_acceptance(sender, *, challenge, text_en, text_ko, **kwargs):
+    """An accepted challenge's correction, recorded in the transaction that accepts it."""
+    correction_record(challenge=challenge, text_en=text_en, text_ko=text_ko)

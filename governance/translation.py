@@ -9,14 +9,14 @@ from governance.models import (
     RoleDisclosure,
     Withdrawal,
 )
-from mica.bilingual import register_bilingual
+from mica.bilingual import LANGUAGES, register_bilingual
 from mica.history import track_history
 
 
 @register(Correction)
 class CorrectionTranslation(TranslationOptions):
     fields = ("text",)
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 register_bilingual(DisclosureStatement, ("title", "statement"))

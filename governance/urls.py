@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from governance import views
-from mica.site.page_cache import public_page_cache as cached
+from mica.content.page_cache import public_page_cache as cached
 
 app_name = "governance"
 
@@ -15,5 +15,9 @@ urlpatterns = [
         r"^evidence/(?P<cell_id>[A-Za-z0-9._-]{1,300})/$",
         cached(views.evidence_detail),
         name="evidence-cell",
+    ),
+    # An appeal is governance's record, filed from the challenge's public page.
+    re_path(
+        r"^challenges/(?P<pk>[0-9]{1,9})/appeal/$", views.challenge_appeal, name="challenge-appeal"
     ),
 ]

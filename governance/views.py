@@ -2,9 +2,9 @@ from collections import Counter
 
 from django import forms
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 
 from catalogue.selectors import family_list
 from governance import presenters
@@ -25,9 +25,13 @@ from governance.selectors import (
     is_stale,
     withdrawal_log,
 )
+from governance.services import appeal_file
 from markets.selectors import market_list
 from mica import scoring
-from submissions.models import Attempt, System, Verification
+from mica.errors import DomainError
+from submissions.models import Attempt, Challenge, DataStatus, System, Verification
+from submissions.selectors import challenge_public_get
+from submissions.throttle import client_address, intake_allowed
 
 
 class ResultsFilter(forms.Form):
@@ -127,7 +131,7 @@ def results(request):
             "metric": metric,
             "by_market": _slice_reasons(cells, lambda c: c.market.name),
             "by_family": _slice_reasons(cells, lambda c: c.family.label),
-            "demo": any(c.data_status != "official" for c in cells),
+            "demo": any(c.data_status != DataStatus.OFFICIAL for c in cells),
         },
     )
 
@@ -164,7 +168,7 @@ def system_detail(request, slug):
             "system": system,
             "cells": [presenters.cell_view(c) for c in cells],
             "figures": figures,
-            "demo": any(s.data_status != "official" for s in system.snapshots.all()),
+            "demo": any(s.data_status != DataStatus.OFFICIAL for s in system.snapshots.all()),
         },
     )
 
@@ -217,4 +221,29 @@ def governance(request):
             "corrections": correction_log(),
             "withdrawals": withdrawal_log(),
         },
+    )
+
+
+@require_http_methods(["POST"])
+def challenge_appeal(request, pk):
+    """File an appeal against a decided challenge; the grounds are public."""
+    try:
+        challenge = challenge_public_get(pk)
+    except Challenge.DoesNotExist as missing:
+        raise Http404 from missing
+    error = None
+    if not intake_allowed(address=client_address(request), email=""):
+        error = _("Too many filings in the last hour; please try again later.")
+    else:
+        try:
+            appeal_file(challenge=challenge, grounds=request.POST.get("grounds", "")[:20_000])
+        except DomainError as refused:
+            error = refused.message
+    if error is None:
+        return redirect("submissions:challenge", pk=challenge.pk)
+    return render(
+        request,
+        "submissions/challenge_detail.html",
+        {"challenge": challenge, "appeal_error": error},
+        status=400,
     )

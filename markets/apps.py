@@ -7,4 +7,14 @@ class MarketsConfig(AppConfig):
     verbose_name = _("Markets")
 
     def ready(self):
+        # Imported once the app registry is ready, as models must be.
         from markets import checks  # noqa: F401  (registers the coverage check)
+        from markets.selectors import market_editions_frozen, market_figures
+        from markets.services import market_editions_follow_draft
+        from mica.methodology import extensions
+
+        extensions.live_figures_register(market_figures)
+        extensions.frozen_count_register(market_editions_frozen)
+        extensions.edition_drafted.connect(
+            market_editions_follow_draft, dispatch_uid="market-editions-follow-draft"
+        )

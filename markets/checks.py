@@ -2,14 +2,13 @@ from django.core.checks import Error, register
 from django.db import DatabaseError
 
 from markets.selectors import market_edition_list, market_list
+from markets.services import coverage_audit
+from mica.methodology.models import Edition, EditionStatus
 
 
 @register("mica")
 def published_market_editions_meet_the_minimums(app_configs, **kwargs):
     """A published edition whose market profiles have a gap fails `manage.py check`."""
-    from markets.services import coverage_audit
-    from mica.methodology.models import Edition, EditionStatus
-
     try:
         editions = list(Edition.objects.filter(status=EditionStatus.PUBLISHED))
         codes = [m.code for m in market_list()]

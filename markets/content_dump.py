@@ -10,7 +10,6 @@ from pathlib import Path
 
 from django.utils.translation import gettext as _
 
-from catalogue.models import TaskFamily
 from markets.models import (
     Datasheet,
     DataStatement,
@@ -19,9 +18,11 @@ from markets.models import (
     PlatformRegistration,
     RegistrationStatus,
 )
-from mica.content import Flow, Folded, Quoted, text_pair, write_yaml
+from mica.bilingual import field_pair
+from mica.content.loading import Flow, Folded, Quoted, write_yaml
 from mica.errors import ValidationFailed
 from mica.methodology.selectors import edition_current
+from mica.vocabulary import TaskFamily
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SECTIONS = ("edition", "hazards", "local_changes", "situations", "platforms")
@@ -39,9 +40,9 @@ STATEMENT_FIELDS = ("language_variety", "region", "channel_and_register", "revie
 def _situation(situation):
     return {
         "id": situation.situation_id,
-        "title": text_pair(situation, "title", Quoted),
-        "detail": text_pair(situation, "detail", Folded),
-        "capability_area": text_pair(situation, "capability_area", Quoted),
+        "title": field_pair(situation, "title", Quoted),
+        "detail": field_pair(situation, "detail", Folded),
+        "capability_area": field_pair(situation, "capability_area", Quoted),
         "task_families": Flow(situation.task_families),
         "surfaces": Flow(situation.surfaces),
         "authorization_boundary": situation.authorization_boundary,
@@ -57,13 +58,13 @@ def _situation(situation):
 
 def _platform(platform):
     return {
-        "name": text_pair(platform, "name", Quoted),
+        "name": field_pair(platform, "name", Quoted),
         "native_name": Quoted(platform.native_name),
         "kind": platform.kind,
         "snapshot_date": platform.snapshot_date,
-        "local_reach": text_pair(platform, "local_reach", Quoted),
-        "availability": text_pair(platform, "availability", Quoted),
-        "relevance": text_pair(platform, "relevance", Quoted),
+        "local_reach": field_pair(platform, "local_reach", Quoted),
+        "availability": field_pair(platform, "availability", Quoted),
+        "relevance": field_pair(platform, "relevance", Quoted),
         "source": platform.source,
         "source_accessed": platform.source_accessed,
     }
@@ -71,7 +72,8 @@ def _platform(platform):
 
 def _platforms(market_edition):
     """The live registration of each family, in the families' order."""
-    order = dict(TaskFamily.objects.values_list("slug", "position"))
+    # The method's order of families (the catalogue's records follow it too).
+    order = {slug: position for position, slug in enumerate(TaskFamily.values)}
     live = {}
     registrations = (
         PlatformRegistration.objects.filter(market_edition=market_edition)
@@ -101,7 +103,7 @@ def _market(market, market_edition):
         ) from missing
     return {
         "code": market.code,
-        "name": text_pair(market, "name", Quoted),
+        "name": field_pair(market, "name", Quoted),
         "native_name": Quoted(market.native_name),
         "native_lang": market.native_lang,
         "locale": market.locale,
@@ -110,20 +112,20 @@ def _market(market, market_edition):
         "timezone": market.timezone,
         "display_order": market.display_order,
         "edition": {
-            "edition_note": text_pair(market_edition, "edition_note", Folded),
-            "profile_summary": text_pair(market_edition, "profile_summary", Folded),
+            "edition_note": field_pair(market_edition, "edition_note", Folded),
+            "profile_summary": field_pair(market_edition, "profile_summary", Folded),
         },
         "hazards": [
             {
-                "title": text_pair(hazard, "title", Quoted),
-                "detail": text_pair(hazard, "detail", Folded),
+                "title": field_pair(hazard, "title", Quoted),
+                "detail": field_pair(hazard, "detail", Folded),
                 "diagnostic_axis": hazard.diagnostic_axis,
             }
             for hazard in market_edition.hazards.order_by("position", "pk")
         ],
         "local_changes": [
             {
-                "text": text_pair(change, "text", Folded),
+                "text": field_pair(change, "text", Folded),
                 "locality_condition": change.locality_condition,
             }
             for change in market_edition.local_changes.order_by("position", "pk")
@@ -133,8 +135,8 @@ def _market(market, market_edition):
             for situation in market_edition.situations.order_by("position", "pk")
         ],
         "platforms": _platforms(market_edition),
-        "datasheet": {name: text_pair(sheet, name, Folded) for name in SHEET_FIELDS},
-        "data_statement": {name: text_pair(statement, name, Folded) for name in STATEMENT_FIELDS},
+        "datasheet": {name: field_pair(sheet, name, Folded) for name in SHEET_FIELDS},
+        "data_statement": {name: field_pair(statement, name, Folded) for name in STATEMENT_FIELDS},
     }
 
 

@@ -17,7 +17,7 @@ from markets.models import (
     RepresentativePlatform,
 )
 from markets.services import coverage_audit, situation_errors
-from mica.content import read_yaml, texts
+from mica.content.loading import read_yaml, texts
 from mica.errors import ValidationFailed
 from mica.methodology.models import EditionStatus
 from mica.methodology.selectors import edition_current

@@ -1,6 +1,7 @@
 """Market records shaped for pages: vocabulary codes with their labels, audits attached."""
 
 from markets.services import coverage_audit
+from mica.dot_matrix import dot_matrix
 from mica.vocabulary import (
     COVERAGE_DIMENSIONS,
     AuthorizationBoundary,
@@ -64,38 +65,14 @@ def coverage_matrix(rows):
                 "label": label,
                 "columns": columns,
                 "lines": lines,
-                "figure": _figure_geometry(columns, lines),
+                "figure": dot_matrix(
+                    [line["market"].code for line in lines],
+                    [column["label"] for column in columns],
+                    [[cell["count"] for cell in line["cells"]] for line in lines],
+                ),
             }
         )
     return matrix
-
-
-CELL, LEFT, TOP = 40, 44, 30
-
-
-def _figure_geometry(columns, lines):
-    """Coordinates for the SVG drawing of one dimension (columns numbered 1..n)."""
-    heads = [{"number": i + 1, "x": LEFT + i * CELL + CELL // 2} for i in range(len(columns))]
-    rows = []
-    for r, line in enumerate(lines):
-        y = TOP + r * CELL + CELL // 2
-        cells = [
-            {
-                "x": LEFT + i * CELL + CELL // 2,
-                "count": cell["count"],
-                "radius": min(16, 6 + 4 * cell["count"]),
-                "label": cell["column"]["label"],
-            }
-            for i, cell in enumerate(line["cells"])
-        ]
-        rows.append({"code": line["market"].code, "y": y, "cells": cells})
-    return {
-        "width": LEFT + CELL * len(columns) + 4,
-        "height": TOP + CELL * len(lines) + 4,
-        "heads": heads,
-        "rows": rows,
-        "label_x": LEFT - 8,
-    }
 
 
 def _situation_codes(situation, key):

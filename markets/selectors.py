@@ -1,5 +1,6 @@
 from django.db.models import Prefetch
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from markets.models import (
     IntegrationSituation,
@@ -78,3 +79,14 @@ def situation_index(edition=None):
     for code, situation_id in rows:
         index.setdefault(code, set()).add(situation_id)
     return index
+
+
+def market_figures(edition):
+    """The live figures the markets give an edition's prose."""
+    codes = market_codes(edition)
+    return {"market_count": len(codes), "market_codes": ", ".join(codes)}
+
+
+def market_editions_frozen(edition):
+    """What publishing the edition freezes of the markets."""
+    return (gettext("market editions"), len(market_codes(edition)))

@@ -276,3 +276,8 @@ def market_editions_copy(*, source, target):
             record = getattr(old, one_to_one, None)
             if record is not None:
                 _copy(record, market_edition=copied)
+
+
+def market_editions_follow_draft(sender, *, source, draft, **kwargs):
+    """A new draft edition carries a copy of every market edition of its source."""
+    market_editions_copy(source=source, target=draft)

@@ -1,7 +1,7 @@
 from django.urls import reverse
 
 from markets.selectors import market_list
-from mica.site.bilingual_sitemap import BilingualSitemap
+from mica.sitemaps import BilingualSitemap
 
 
 class MarketSitemap(BilingualSitemap):

@@ -1,37 +1,38 @@
 from modeltranslation.translator import TranslationOptions, register
 
 from markets import models
+from mica.bilingual import LANGUAGES
 from mica.history import track_history
 
 
 @register(models.Market)
 class MarketTranslation(TranslationOptions):
     fields = ("name",)
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.MarketEdition)
 class MarketEditionTranslation(TranslationOptions):
     fields = ("edition_note", "profile_summary")
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.Hazard)
 class HazardTranslation(TranslationOptions):
     fields = ("title", "detail")
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.LocalChange)
 class LocalChangeTranslation(TranslationOptions):
     fields = ("text",)
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.IntegrationSituation)
 class IntegrationSituationTranslation(TranslationOptions):
     fields = ("title", "detail", "capability_area")
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.PlatformRegistration)
@@ -42,7 +43,7 @@ class PlatformRegistrationTranslation(TranslationOptions):
 @register(models.RepresentativePlatform)
 class RepresentativePlatformTranslation(TranslationOptions):
     fields = ("name", "local_reach", "availability", "relevance")
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.Datasheet)
@@ -55,13 +56,13 @@ class DatasheetTranslation(TranslationOptions):
         "distribution",
         "maintenance",
     )
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 @register(models.DataStatement)
 class DataStatementTranslation(TranslationOptions):
     fields = ("language_variety", "region", "channel_and_register", "reviewer_context")
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 # History last, so the historical models carry every _en and _ko column (mica/history.py).

@@ -1,6 +1,11 @@
-"""Registering a model's human-readable fields for English and Korean columns."""
+"""The two languages of the portal, and registering a model's human-readable fields for
+their columns."""
 
+from django.conf import settings
 from modeltranslation.translator import TranslationOptions, register
+
+# Every "in English and Korean" of the code: pages, packs, exports, checks.
+LANGUAGES = tuple(settings.MODELTRANSLATION_LANGUAGES)
 
 
 def register_bilingual(model, fields, required=None):
@@ -11,7 +16,17 @@ def register_bilingual(model, fields, required=None):
         (TranslationOptions,),
         {
             "fields": fields,
-            "required_languages": {"en": required, "ko": required},
+            "required_languages": dict.fromkeys(LANGUAGES, required),
         },
     )
     register(model)(options)
+
+
+def field_columns(*fields):
+    """The per-language columns of translated fields: name_en, name_ko, …"""
+    return [f"{name}_{lang}" for name in fields for lang in LANGUAGES]
+
+
+def field_pair(record, field, style=str):
+    """A record's translated field in both languages: {"en": …, "ko": …} ("" when empty)."""
+    return {lang: style(getattr(record, f"{field}_{lang}") or "") for lang in LANGUAGES}

@@ -26,6 +26,7 @@ import difflib
 import json
 import re
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import flatten_fieldsets, unquote
@@ -51,8 +52,6 @@ WORDS_RE = re.compile(r"\s+|\w+|[^\w\s]")
 
 
 def _language_names():
-    from django.conf import settings
-
     return {code: _(name) for code, name in settings.LANGUAGES}
 
 

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "simple_history",
+    "mica.content",
     "mica.site",
     "mica.jobs",
     "mica.methodology",
@@ -144,7 +145,7 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# Public pages are cached whole under the content revision (mica.site.page_cache),
+# Public pages are cached whole under the content revision (mica.content.page_cache),
 # so a content change is seen at once; the lifetime only bounds what else a page
 # shows (today's date, say) and how long entries of old revisions linger. 0: off.
 PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))

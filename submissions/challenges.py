@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
-from governance.services import correction_record
 from markets.models import IntegrationSituation
 from mica import scoring
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
@@ -19,6 +18,7 @@ from mica.methodology.selectors import section_record_get
 from mica.text import plain
 from submissions.models import Challenge, ChallengeEvent, ChallengeState, ChallengeType
 from submissions.outbox import notify_editors_of_arrival, notify_state_change
+from submissions.signals import challenge_accepted
 
 MAX_TEXT = 20_000
 MAX_CITATIONS = 20
@@ -215,6 +215,7 @@ def challenge_file(*, payload):
             )
     except IntegrityError:
         return Challenge.objects.get(idempotency_key=key), False
+    # Within the app: the task module imports this one as it loads.
     from submissions.tasks import challenge_confirmation, recompute_scoring_challenge
 
     challenge_confirmation(challenge)
@@ -343,8 +344,11 @@ def challenge_transition(*, challenge_id, action, reason, actor=None, correction
         challenge.save(update_fields=["state"])
         if action == "accept":
             correction = correction or {}
-            correction_record(
-                challenge=challenge, text_en=correction.get("en"), text_ko=correction.get("ko")
+            challenge_accepted.send(
+                sender=Challenge,
+                challenge=challenge,
+                text_en=correction.get("en"),
+                text_ko=correction.get("ko"),
             )
         ChallengeEvent.objects.create(
             challenge=challenge,

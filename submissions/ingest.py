@@ -14,8 +14,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from catalogue.models import TaskVersion
-from governance.gate import cell_recompute
+from catalogue.models import APPLYING, TaskVersion
 from markets.models import IntegrationSituation
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.vocabulary import EvidenceType
@@ -28,6 +27,7 @@ from submissions.models import (
     SystemSnapshot,
     Verification,
 )
+from submissions.signals import attempts_recorded
 
 COST_TOLERANCE = Decimal("1e-9")
 MONEY = {"max_digits": 14, "decimal_places": 9, "min_value": Decimal(0)}
@@ -144,7 +144,7 @@ def _resolve(data):
         refuse("unknown-task-version", _("No task has that id and version."))
     applicable = (
         version.applicability.filter(market__code=data["market"])
-        .exclude(status="not-applicable")
+        .filter(status__in=APPLYING)
         .select_related("market")
         .first()
     )
@@ -286,10 +286,9 @@ def attempts_ingest_batch(*, payloads, actor):
             except ValidationFailed as refused:
                 refused.field_errors = {"index": [index], **refused.field_errors}
                 raise
-        # Only the cells that received an attempt are recomputed, in the same transaction,
-        # so a stored attempt and the figures derived from it never disagree.
-        for key in sorted(
+        # The gate recomputes these cells in this transaction (governance.gate).
+        cells = sorted(
             {(a.snapshot_id, a.market_id, a.family_id) for a, created in results if created}
-        ):
-            cell_recompute(*key)
+        )
+        attempts_recorded.send(sender=Attempt, cells=cells)
     return results

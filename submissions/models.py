@@ -254,6 +254,9 @@ class ChallengeState(models.TextChoices):
     WITHDRAWN = "withdrawn", _("Withdrawn")
 
 
+# Decided: what an appeal can be filed against.
+FINAL_CHALLENGE_STATES = (ChallengeState.ACCEPTED, ChallengeState.HELD, ChallengeState.REJECTED)
+
 PUBLIC_CHALLENGE_STATES = [
     ChallengeState.SCREENED,
     ChallengeState.TRIAGED,

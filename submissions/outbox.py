@@ -13,6 +13,7 @@ from submissions.models import OutboxMessage, OutboxState
 
 def outbox_queue(*, to, subject, body):
     message = OutboxMessage.objects.create(to=to, subject=subject[:200], body=body)
+    # Within the app: the task module imports this one as it loads.
     from submissions.tasks import outbox_send
 
     transaction.on_commit(lambda: outbox_send.delay(message.pk))

@@ -1,4 +1,10 @@
-from submissions.models import PUBLIC_CHALLENGE_STATES, Challenge, ChallengeState
+from submissions.models import (
+    PUBLIC_CHALLENGE_STATES,
+    Challenge,
+    ChallengeState,
+    DataStatus,
+    System,
+)
 
 
 def challenge_public_list():
@@ -24,3 +30,9 @@ def open_challenges(edition):
     return Challenge.objects.filter(
         edition=edition, state__in=[ChallengeState.SCREENED, ChallengeState.TRIAGED]
     )
+
+
+def submission_figures(edition):
+    """Systems with an official snapshot; demo and preview systems are never registered."""
+    registered = System.objects.filter(snapshots__data_status=DataStatus.OFFICIAL)
+    return {"registered_system_count": registered.distinct().count()}

@@ -1,4 +1,7 @@
 from celery import shared_task
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
 
 from mica.jobs.services import job_run_execute
 from submissions.challenges import challenge_recompute
@@ -25,6 +28,7 @@ def recompute_scoring_challenge(self, job_run_id):
 )
 def outbox_send(message_id):
     """Mail one outbox message; mail-server errors retry with backoff."""
+    # Within the app: the outbox imports this module as it loads.
     from submissions.outbox import outbox_deliver
 
     outbox_deliver(message_id)
@@ -32,10 +36,7 @@ def outbox_send(message_id):
 
 def challenge_confirmation(challenge):
     """Queue the signed link that confirms the challenger's address."""
-    from django.conf import settings
-    from django.urls import reverse
-    from django.utils import translation
-
+    # Within the app: these modules import this one as they load.
     from submissions.challenges import confirmation_token
     from submissions.outbox import notify_challenger
 

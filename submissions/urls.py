@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from mica.site.page_cache import public_page_cache as cached
+from mica.content.page_cache import public_page_cache as cached
 from submissions import views
 
 app_name = "submissions"
@@ -17,7 +17,4 @@ urlpatterns = [
     path("submit/system/", views.system_new, name="system-new"),
     path("challenges/", cached(views.challenge_list), name="challenges"),
     re_path(r"^challenges/(?P<pk>[0-9]{1,9})/$", views.challenge_detail, name="challenge"),
-    re_path(
-        r"^challenges/(?P<pk>[0-9]{1,9})/appeal/$", views.challenge_appeal, name="challenge-appeal"
-    ),
 ]

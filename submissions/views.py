@@ -6,11 +6,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from catalogue.selectors import family_list
-from governance.presenters import BLOCKER_SENTENCES
-from governance.services import appeal_file
 from markets.selectors import market_list
 from mica.errors import DomainError
 from mica.methodology.selectors import edition_current
+from mica.vocabulary import BLOCKER_SENTENCES
 from submissions.challenges import challenge_confirm, challenge_file
 from submissions.forms import ChallengeForm, SystemSubmissionForm
 from submissions.models import Challenge, ChallengeState, ChallengeType, Verification
@@ -150,29 +149,4 @@ def system_new(request):
         form = SystemSubmissionForm(**options)
     return render(
         request, "submissions/system_form.html", {"form": form}, status=400 if form.errors else 200
-    )
-
-
-@require_http_methods(["POST"])
-def challenge_appeal(request, pk):
-    """File an appeal against a decided challenge; the grounds are public."""
-    try:
-        challenge = challenge_public_get(pk)
-    except Challenge.DoesNotExist as missing:
-        raise Http404 from missing
-    error = None
-    if not intake_allowed(address=client_address(request), email=""):
-        error = _("Too many filings in the last hour; please try again later.")
-    else:
-        try:
-            appeal_file(challenge=challenge, grounds=request.POST.get("grounds", "")[:20_000])
-        except DomainError as refused:
-            error = refused.message
-    if error is None:
-        return redirect("submissions:challenge", pk=challenge.pk)
-    return render(
-        request,
-        "submissions/challenge_detail.html",
-        {"challenge": challenge, "appeal_error": error},
-        status=400,
     )

@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 from catalogue.instances import MAX_INSTANCES
 from catalogue.models import ContractClause, MarketApplicability, TaskDefinition, TaskFamily
-from markets.api.serializers import both
+from mica.bilingual import field_columns
 
 
 class FamilySerializer(serializers.ModelSerializer):
@@ -14,7 +14,7 @@ class FamilySerializer(serializers.ModelSerializer):
             "id",
             "position",
             "task_prefix",
-            *both("label", "summary", "why_hard"),
+            *field_columns("label", "summary", "why_hard"),
             "timeout_seconds",
         ]
 
@@ -22,7 +22,7 @@ class FamilySerializer(serializers.ModelSerializer):
 class ClauseSerializer(serializers.ModelSerializer):
     class Meta:
         model = ContractClause
-        fields = ["kind", *both("text")]
+        fields = ["kind", *field_columns("text")]
 
 
 class ApplicabilitySerializer(serializers.ModelSerializer):
@@ -30,7 +30,11 @@ class ApplicabilitySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = MarketApplicability
-        fields = ["market", "status", *both("note", "variant", "region", "channel", "register")]
+        fields = [
+            "market",
+            "status",
+            *field_columns("note", "variant", "region", "channel", "register"),
+        ]
 
 
 class TaskSerializer(serializers.ModelSerializer):
@@ -64,7 +68,7 @@ class TaskSerializer(serializers.ModelSerializer):
         entries = sorted(
             obj.current_version.applicability.all(), key=lambda a: a.market.display_order
         )
-        return [a.market.code for a in entries if a.status != "not-applicable"]
+        return [a.market.code for a in entries if a.applies]
 
 
 class TaskDetailSerializer(TaskSerializer):
@@ -78,9 +82,8 @@ class TaskDetailSerializer(TaskSerializer):
         version = obj.current_version
         return {
             **{
-                f"{name}_{lang}": getattr(version, f"{name}_{lang}")
-                for name in ("final_state", "confirmation_boundary", "idempotency")
-                for lang in ("en", "ko")
+                column: getattr(version, column)
+                for column in field_columns("final_state", "confirmation_boundary", "idempotency")
             },
             "clauses": ClauseSerializer(version.clauses.all(), many=True).data,
             "evidence_requirements": version.evidence_requirements,

@@ -75,11 +75,7 @@ class TaskInstances(APIView):
     def get(self, request, slug):
         definition = _public_task(slug)
         version = definition.current_version
-        markets = {
-            a.market.code: a.market
-            for a in version.applicability.all()
-            if a.status != "not-applicable"
-        }
+        markets = {a.market.code: a.market for a in version.applicability.all() if a.applies}
         query = InstanceQuerySerializer(data=request.query_params, market_codes=list(markets))
         query.is_valid(raise_exception=True)
         market = markets[query.validated_data["market"]]

@@ -15,7 +15,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from catalogue.models import Complexity, ReferenceStatus, Surface, TerminationClass
+from catalogue.models import Complexity, ReferenceStatus, TaskSurface, TerminationClass
 
 register = template.Library()
 
@@ -32,7 +32,7 @@ HEADINGS = {
     "locality": gettext_lazy("Locality conditions"),
     "references": gettext_lazy("Speed and cost references"),
 }
-CHOICES = (Surface, TerminationClass, Complexity, ReferenceStatus)
+CHOICES = (TaskSurface, TerminationClass, Complexity, ReferenceStatus)
 
 
 @lru_cache(maxsize=8)
@@ -55,7 +55,7 @@ def _joined(labels):
 
 def _design(version, labels):
     codes = [
-        (Surface, version.surface),
+        (TaskSurface, version.surface),
         (TerminationClass, version.termination_class),
         (Complexity, version.declared_complexity),
     ]

@@ -1,8 +1,10 @@
+from django.utils import translation
 from rest_framework import generics, serializers
 
 from governance.models import Correction, DecisionRight, DisclosureStatement, GateCell, Withdrawal
-from governance.presenters import BLOCKER_SENTENCES
 from governance.selectors import cell_list, correction_log, is_stale, withdrawal_log
+from mica.bilingual import LANGUAGES
+from mica.vocabulary import BLOCKER_SENTENCES
 
 
 class CellSerializer(serializers.ModelSerializer):
@@ -42,12 +44,10 @@ class CellSerializer(serializers.ModelSerializer):
         ]
 
     def get_blocker_sentences(self, obj) -> list[dict]:
-        from django.utils import translation
-
         sentences = []
         for code in obj.blockers:
             entry = {"code": code}
-            for language in ("en", "ko"):
+            for language in LANGUAGES:
                 with translation.override(language):
                     entry[language] = str(BLOCKER_SENTENCES.get(code, code))
             sentences.append(entry)

@@ -9,12 +9,8 @@ from markets.models import (
     RepresentativePlatform,
 )
 from markets.services import coverage_audit
+from mica.bilingual import field_columns
 from mica.vocabulary import EvidenceType, RecoveryCondition, Surface, TaskFamily
-
-
-def both(*fields):
-    """The explicit per-language columns of translated fields: name_en, name_ko, ..."""
-    return [f"{name}_{lang}" for name in fields for lang in ("en", "ko")]
 
 
 class SituationSerializer(serializers.ModelSerializer):
@@ -24,7 +20,7 @@ class SituationSerializer(serializers.ModelSerializer):
         model = IntegrationSituation
         fields = [
             "id",
-            *both("title", "detail", "capability_area"),
+            *field_columns("title", "detail", "capability_area"),
             "task_families",
             "surfaces",
             "authorization_boundary",
@@ -65,13 +61,13 @@ class SituationUpdateSerializer(serializers.Serializer):
 class HazardSerializer(serializers.ModelSerializer):
     class Meta:
         model = Hazard
-        fields = [*both("title", "detail"), "diagnostic_axis"]
+        fields = [*field_columns("title", "detail"), "diagnostic_axis"]
 
 
 class LocalChangeSerializer(serializers.ModelSerializer):
     class Meta:
         model = LocalChange
-        fields = [*both("text"), "locality_condition"]
+        fields = [*field_columns("text"), "locality_condition"]
 
 
 class PlatformSerializer(serializers.ModelSerializer):
@@ -79,11 +75,11 @@ class PlatformSerializer(serializers.ModelSerializer):
         model = RepresentativePlatform
         fields = [
             "rank",
-            *both("name"),
+            *field_columns("name"),
             "native_name",
             "kind",
             "snapshot_date",
-            *both("local_reach", "availability", "relevance"),
+            *field_columns("local_reach", "availability", "relevance"),
             "source",
             "source_accessed",
         ]
@@ -131,7 +127,7 @@ class MarketEditionSummarySerializer(serializers.ModelSerializer):
             "currency_symbol",
             "timezone",
             "edition",
-            *both("edition_note", "profile_summary"),
+            *field_columns("edition_note", "profile_summary"),
             "coverage",
             "situations",
         ]

@@ -11,6 +11,7 @@ from governance.api.views import CellSerializer, CorrectionSerializer, Withdrawa
 from governance.selectors import cell_list, correction_log, withdrawal_log
 from markets.api.serializers import MarketEditionDetailSerializer
 from markets.selectors import market_edition_list
+from mica.bilingual import LANGUAGES
 from mica.methodology.facts import live_facts
 from submissions.selectors import challenge_public_list
 
@@ -23,7 +24,7 @@ GATE_CSV_COLUMNS = [
 def bilingual(text):
     """A lazy interface string in both languages."""
     values = {}
-    for language in ("en", "ko"):
+    for language in LANGUAGES:
         with translation.override(language):
             values[language] = str(text)
     return values

@@ -9,6 +9,7 @@ import html
 import json
 
 from catalogue.models import TaskSet, TaskVersion
+from mica.bilingual import LANGUAGES
 
 # Short texts ("Pay") would match ordinary words; ids are always long enough.
 MIN_TEXT_LENGTH = 12
@@ -25,7 +26,7 @@ def holdout_needles():
     for version in versions.iterator(chunk_size=500):
         needles.add(version.definition.slug)
         for field in TEXT_FIELDS:
-            for language in ("en", "ko"):
+            for language in LANGUAGES:
                 text = (getattr(version, f"{field}_{language}", "") or "").strip()
                 if len(text) >= MIN_TEXT_LENGTH:
                     needles.add(text)

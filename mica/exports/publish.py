@@ -21,6 +21,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from governance.selectors import correction_log
 from mica.exports import documents
 from mica.exports.holdout import holdout_needles, holdout_scan
 from mica.exports.registry import (
@@ -67,8 +68,6 @@ def _write_files(build, context, progress):
 
 def _check_corrections_parity(build):
     """The corrections file lists exactly the corrections on record, none more, none less."""
-    from governance.selectors import correction_log
-
     written = json.loads((build / CORRECTIONS_JSON).read_text(encoding="utf-8"))
     on_record = {(c.edition.slug, c.section_id) for c in correction_log()}
     exported = {(c["edition"], c["section_id"]) for c in written["corrections"]}
@@ -133,7 +132,7 @@ def _prune(root):
             shutil.rmtree(build, ignore_errors=True)
 
 
-def exports_regenerate(*, job_run_id=None, progress=lambda percent, message="": None):
+def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, message="": None):
     """Write, check and publish the export set of the current edition; return its manifest."""
     edition = edition_current()
     if edition is None:

@@ -10,6 +10,7 @@ PENDING_KEY = "exports:regeneration-pending"
 
 
 def exports_request_regeneration(*, actor=None, countdown=None):
+    # Within the app: the task module imports this one as it loads.
     from mica.exports.tasks import exports_regenerate
 
     return job_run_enqueue(task=exports_regenerate, actor=actor, countdown=countdown)

@@ -1,7 +1,7 @@
 from celery import shared_task
 
 from governance.gate import gate_recompute_all
-from mica.exports.publish import exports_regenerate as build_and_publish
+from mica.exports.publish import exports_build_and_publish
 from mica.exports.services import exports_pending_clear
 from mica.jobs.services import job_run_enqueue, job_run_execute
 
@@ -11,7 +11,7 @@ def _scaled(progress, start, share):
 
 
 def _publish(job_run_id, progress):
-    manifest = build_and_publish(job_run_id=job_run_id, progress=progress)
+    manifest = exports_build_and_publish(job_run_id=job_run_id, progress=progress)
     return f"published {len(manifest['files'])} files for {manifest['edition']['slug']}"
 
 

@@ -5,7 +5,7 @@ from functools import cache
 from pathlib import Path
 
 from django.utils.translation import gettext as _
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
 
 from mica.errors import DomainError
 
@@ -23,8 +23,6 @@ def validator(schema_name):
     schema = json.loads((SCHEMA_DIR / schema_name).read_text(encoding="utf-8"))
     validator_class = Draft202012Validator
     if "$schema" in schema and "draft-07" in schema["$schema"]:
-        from jsonschema import Draft7Validator
-
         validator_class = Draft7Validator
     return validator_class(schema, format_checker=FormatChecker())
 

@@ -7,20 +7,8 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from mica.jobs.models import JobRun, WorkerHeartbeat
+from mica.jobs.registry import on_demand_jobs
 from mica.jobs.services import job_run_enqueue
-from mica.site.tasks import content_reload
-
-
-def on_demand_jobs():
-    """The jobs a superuser may start from the job list, by their URL key."""
-    from governance.tasks import gate_recompute
-    from mica.exports.tasks import exports_regenerate
-
-    return {
-        "reload-content": (content_reload, _("Reload canonical content")),
-        "regenerate-exports": (exports_regenerate, _("Regenerate the exports")),
-        "rerun-gate": (gate_recompute, _("Rerun the publication gate")),
-    }
 
 
 @admin.register(JobRun)

@@ -8,4 +8,5 @@ class JobsConfig(AppConfig):
     verbose_name = _("Background jobs")
 
     def ready(self):
+        # Imported once the app registry is ready, as models must be.
         from mica.jobs import signals  # noqa: F401  (connects the worker signals)

@@ -8,4 +8,5 @@ class MethodologyConfig(AppConfig):
     verbose_name = _("Methodology")
 
     def ready(self):
+        # Imported once the app registry is ready, as models must be.
         from mica.methodology import signals  # noqa: F401  (a published edition is frozen)

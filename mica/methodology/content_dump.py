@@ -10,7 +10,8 @@ from pathlib import Path
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
-from mica.content import Records, optional_text_pair, text_pair, write_yaml
+from mica.bilingual import field_pair
+from mica.content.loading import Records, optional_text_pair, write_yaml
 from mica.errors import ValidationFailed
 from mica.methodology import models
 from mica.methodology.pack import CONTENT_FILES
@@ -70,8 +71,8 @@ def _item(item):
             "type": item.item_type,
             "kind": item.kind or None,
             "state": item.state or None,
-            "term": text_pair(item, "term"),
-            "detail": text_pair(item, "detail"),
+            "term": field_pair(item, "term"),
+            "detail": field_pair(item, "detail"),
             "refs": list(item.reference_keys) or None,
             "link": item.link or None,
             "link_label": optional_text_pair(item, "link_label"),
@@ -83,8 +84,8 @@ def _chapter(chapter):
     data = {
         "number": chapter.number,
         "section_id": chapter.section_id,
-        "title": text_pair(chapter, "title"),
-        "lead": text_pair(chapter, "lead"),
+        "title": field_pair(chapter, "title"),
+        "lead": field_pair(chapter, "lead"),
     }
     if chapter.body != models.ChapterBody.ITEMS:
         data["body"] = chapter.body
@@ -135,7 +136,7 @@ def _references(edition):
                     "key": reference.key,
                     "section_id": reference.section_id,
                     "group": reference.group.section_id,
-                    "title": text_pair(reference, "title"),
+                    "title": field_pair(reference, "title"),
                     "subtitle": optional_text_pair(reference, "subtitle"),
                     "venue": optional_text_pair(reference, "venue"),
                     "url": reference.url,
@@ -154,7 +155,7 @@ def _contract_section(section):
         "section_id": section.section_id,
         # The loader reads a missing number as none; the files spell it out as null.
         "number": section.number or None,
-        "title": text_pair(section, "title"),
+        "title": field_pair(section, "title"),
     }
     for name in ("eyebrow", "lead"):
         value = optional_text_pair(section, name)
@@ -167,7 +168,7 @@ def _contract_section(section):
             {
                 "section_id": item.section_id,
                 "term": optional_text_pair(item, "term"),
-                "detail": text_pair(item, "detail"),
+                "detail": field_pair(item, "detail"),
             }
         )
         for item in section.items.all()
@@ -187,7 +188,7 @@ def _contract(edition, heading):
 
 def _section_list(model, edition, *fields):
     return Records(
-        {"section_id": record.section_id, **{name: text_pair(record, name) for name in fields}}
+        {"section_id": record.section_id, **{name: field_pair(record, name) for name in fields}}
         for record in model.objects.filter(edition=edition).order_by("position", "pk")
     )
 
@@ -203,7 +204,7 @@ def dump(directory, report):
         Records(
             {
                 "slug": record.slug,
-                "version_label": text_pair(record, "version_label"),
+                "version_label": field_pair(record, "version_label"),
                 "status": record.status,
             }
             for record in editions
@@ -221,8 +222,8 @@ def dump(directory, report):
                 {
                     "kind": kind.kind,
                     "section_id": kind.section_id,
-                    "label": text_pair(kind, "label"),
-                    "definition": text_pair(kind, "definition"),
+                    "label": field_pair(kind, "label"),
+                    "definition": field_pair(kind, "definition"),
                 }
                 for kind in kinds
             ),

@@ -7,7 +7,7 @@ through `CanonicalLoad.record`, so an edited record is never overwritten.
 
 from pathlib import Path
 
-from mica.content import read_yaml, texts, translated
+from mica.content.loading import read_yaml, texts, translated
 from mica.errors import ValidationFailed
 from mica.methodology import models
 from mica.methodology.pack import load_pack_content, validate_content

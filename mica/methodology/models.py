@@ -60,6 +60,11 @@ class Edition(models.Model):
     def __str__(self):
         return self.version_label
 
+    @property
+    def thresholds_set(self):
+        """Unset thresholds refuse everything: the gate never guesses them."""
+        return self.min_eligible_runs is not None and self.min_coverage is not None
+
 
 class ClaimKind(models.TextChoices):
     CURRENT_RULE = "current-rule", _("Current rule")

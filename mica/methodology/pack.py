@@ -93,9 +93,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mica.content import read_yaml
-
-LANGUAGES = ("en", "ko")
+from mica.bilingual import LANGUAGES
+from mica.content.loading import read_yaml
 
 PLACEHOLDERS = frozenset(
     {

@@ -2,11 +2,10 @@
 
 from django.db.models import Prefetch
 
-from governance.selectors import corrections_by_section
+from mica.bilingual import field_pair
 from mica.methodology import models
+from mica.methodology.extensions import corrections_by_section
 from mica.methodology.models import Edition, EditionStatus
-
-LANGUAGES = ("en", "ko")
 
 
 def edition_current():
@@ -26,12 +25,8 @@ def edition_get(slug):
     return Edition.objects.get(slug=slug)
 
 
-def _t(record, name):
-    return {lang: getattr(record, f"{name}_{lang}") or "" for lang in LANGUAGES}
-
-
 def _optional(record, name):
-    value = _t(record, name)
+    value = field_pair(record, name)
     return value if any(value.values()) else None
 
 
@@ -43,14 +38,15 @@ def _chapter_item(item, corrections=()):
     base = {
         "section_id": item.section_id,
         "type": item.item_type,
-        "term": _t(item, "term"),
-        "detail": _t(item, "detail"),
+        "term": field_pair(item, "term"),
+        "detail": field_pair(item, "detail"),
     }
     if item.item_type == models.ItemType.CLAIM:
         base.update(kind=item.kind, refs=list(item.reference_keys))
         if corrections:
             base["corrections"] = [
-                {"date": c.decided_on.isoformat(), "text": _t(c, "text")} for c in corrections
+                {"date": c.decided_on.isoformat(), "text": field_pair(c, "text")}
+                for c in corrections
             ]
     elif item.item_type == models.ItemType.STATUS:
         base.update(state=item.state)
@@ -97,8 +93,8 @@ def pack_content(edition):
                 {
                     "kind": k.kind,
                     "section_id": k.section_id,
-                    "label": _t(k, "label"),
-                    "definition": _t(k, "definition"),
+                    "label": field_pair(k, "label"),
+                    "definition": field_pair(k, "definition"),
                 }
                 for k in models.ReadingKind.objects.filter(edition=edition)
             ],
@@ -108,8 +104,8 @@ def pack_content(edition):
                 {
                     "number": c.number,
                     "section_id": c.section_id,
-                    "title": _t(c, "title"),
-                    "lead": _t(c, "lead"),
+                    "title": field_pair(c, "title"),
+                    "lead": field_pair(c, "lead"),
                     "body": c.body,
                     "in_pack": c.in_pack,
                     "items": [
@@ -136,7 +132,7 @@ def pack_content(edition):
                     "key": r.key,
                     "section_id": r.section_id,
                     "group": r.group.section_id,
-                    "title": _t(r, "title"),
+                    "title": field_pair(r, "title"),
                     "subtitle": _optional(r, "subtitle"),
                     "url": r.url,
                     "venue": _optional(r, "venue"),
@@ -148,7 +144,11 @@ def pack_content(edition):
             for r in reference_list(edition)
         ],
         "glossary": [
-            {"section_id": g.section_id, "term": _t(g, "term"), "definition": _t(g, "definition")}
+            {
+                "section_id": g.section_id,
+                "term": field_pair(g, "term"),
+                "definition": field_pair(g, "definition"),
+            }
             for g in glossary_list(edition)
         ],
         "contract": {
@@ -158,7 +158,7 @@ def pack_content(edition):
                     {
                         "section_id": s.section_id,
                         "number": s.number or None,
-                        "title": _t(s, "title"),
+                        "title": field_pair(s, "title"),
                         "eyebrow": _optional(s, "eyebrow"),
                         "lead": _optional(s, "lead"),
                         "numbered": s.numbered,
@@ -167,7 +167,7 @@ def pack_content(edition):
                                 {
                                     "section_id": i.section_id,
                                     "term": _optional(i, "term"),
-                                    "detail": _t(i, "detail"),
+                                    "detail": field_pair(i, "detail"),
                                 }
                             )
                             for i in s.items.all()
@@ -178,7 +178,11 @@ def pack_content(edition):
             ],
         },
         "policy_register": [
-            {"section_id": p.section_id, "term": _t(p, "term"), "detail": _t(p, "detail")}
+            {
+                "section_id": p.section_id,
+                "term": field_pair(p, "term"),
+                "detail": field_pair(p, "detail"),
+            }
             for p in models.PolicyLine.objects.filter(edition=edition)
         ],
     }

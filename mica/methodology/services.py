@@ -2,14 +2,20 @@
 
 import hashlib
 
+from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from modeltranslation.translator import translator
 
-from catalogue.selectors import task_catalogue_snapshot
-from markets.selectors import market_codes
-from markets.services import market_editions_copy
-from mica.errors import ValidationFailed
+from mica.bilingual import LANGUAGES
+from mica.errors import PermissionRefused, ValidationFailed
 from mica.methodology import models
+from mica.methodology.extensions import (
+    catalogue_snapshot,
+    edition_drafted,
+    frozen_counts_registered,
+    publication_checks_registered,
+)
 from mica.methodology.pack import PLACEHOLDERS, unknown_placeholders
 
 
@@ -26,7 +32,7 @@ def placeholder_errors(record):
     errors = {}
     fields = translator.get_options_for_model(type(record)).fields
     for name in fields:
-        for lang in ("en", "ko"):
+        for lang in LANGUAGES:
             unknown = unknown_placeholders(getattr(record, f"{name}_{lang}", "") or "")
             if unknown:
                 errors[f"{name}_{lang}"] = [
@@ -121,8 +127,6 @@ def claim_korean_is_approved(item):
 
 def claim_korean_approve(*, item, actor):
     """Record that `actor` approved the Korean text against the current English source."""
-    from django.utils import timezone
-
     require_draft(item.edition)
     if not (item.term_ko and item.detail_ko):
         raise ValidationFailed(
@@ -169,8 +173,6 @@ def edition_start_draft(*, source, slug=None, label_en=None, label_ko=None):
     Without a slug or labels, they follow the source: a free `<source>-next…` slug
     and the source's labels marked as a draft.
     """
-    from django.db import transaction
-
     with transaction.atomic():
         draft = models.Edition.objects.create(
             slug=slug or _draft_slug(source),
@@ -200,14 +202,12 @@ def edition_start_draft(*, source, slug=None, label_en=None, label_ko=None):
                     models.ReferenceGroup: groups,
                     models.ContractSection: sections,
                 }.get(model, {})[old_pk] = record
-        market_editions_copy(source=source, target=draft)
+        edition_drafted.send(sender=models.Edition, source=source, draft=draft)
     return draft
 
 
 def edition_publication_refusals(edition):
     """Every reason the edition cannot be published yet; empty when it can."""
-    from governance.models import Correction
-
     refusals = []
     for item in models.ChapterItem.objects.filter(edition=edition):
         if not (item.term_ko and item.detail_ko):
@@ -220,20 +220,9 @@ def edition_publication_refusals(edition):
                 _("The Korean text of claim %(id)s is not approved for its current English source.")
                 % {"id": item.section_id}
             )
-    current = {
-        i.section_id: i.detail_en for i in models.ChapterItem.objects.filter(edition=edition)
-    }
-    for correction in Correction.objects.exclude(edition=edition).select_related("edition"):
-        earlier = models.ChapterItem.objects.filter(
-            edition=correction.edition, section_id=correction.section_id
-        ).first()
-        if earlier and current.get(correction.section_id) == earlier.detail_en:
-            refusals.append(
-                _("The accepted correction of %(id)s is not incorporated yet.")
-                % {"id": correction.section_id}
-            )
-    if not _gate_dry_run_passes():
-        refusals.append(_("The publication gate dry-run failed."))
+    # Corrections incorporated, the gate's dry run: checked by the apps that own them.
+    for check in publication_checks_registered():
+        refusals.extend(check(edition))
     return refusals
 
 
@@ -243,50 +232,23 @@ def edition_publication_preview(edition):
         (model._meta.verbose_name_plural, model.objects.filter(edition=edition).count())
         for model in models.SECTION_MODELS
     ]
-    frozen.append((_("tasks in the public catalogue"), len(task_catalogue_snapshot())))
-    frozen.append((_("market editions"), len(market_codes(edition))))
+    frozen.extend(count(edition) for count in frozen_counts_registered())
     return frozen, edition_publication_refusals(edition)
-
-
-def _gate_dry_run_passes():
-    """Recompute every cell inside a transaction that is always rolled back."""
-    from django.db import transaction
-
-    from governance.gate import gate_recompute_all
-
-    class DryRun(Exception):
-        pass
-
-    try:
-        with transaction.atomic():
-            gate_recompute_all()
-            raise DryRun
-    except DryRun:
-        return True
-    except Exception:  # any failure of the recompute is a refusal, reported as such
-        return False
 
 
 def edition_task_catalogue(edition):
     """The tasks of an edition: frozen at publication, live while it is a draft."""
     if edition.status == models.EditionStatus.DRAFT:
-        return task_catalogue_snapshot()
+        return catalogue_snapshot()
     return edition.catalogue_snapshot
 
 
 def edition_freeze_catalogue(edition):
     """Freeze the live catalogue into an edition published as canonical content is loaded."""
-    models.Edition.objects.filter(pk=edition.pk).update(
-        catalogue_snapshot=task_catalogue_snapshot()
-    )
+    models.Edition.objects.filter(pk=edition.pk).update(catalogue_snapshot=catalogue_snapshot())
 
 
 def edition_publish(*, edition_id, actor):
-    from django.db import transaction
-    from django.utils import timezone
-
-    from mica.errors import PermissionRefused
-
     if not (actor and actor.is_superuser):
         raise PermissionRefused(_("Only the method lead publishes an edition."))
     with transaction.atomic():
@@ -304,6 +266,6 @@ def edition_publish(*, edition_id, actor):
         edition.published_on = timezone.localdate()
         edition.version_label_en = _published_label(edition.version_label_en, "en")
         edition.version_label_ko = _published_label(edition.version_label_ko, "ko")
-        edition.catalogue_snapshot = task_catalogue_snapshot()
+        edition.catalogue_snapshot = catalogue_snapshot()
         edition.save()
     return edition

@@ -1,6 +1,6 @@
 from modeltranslation.translator import TranslationOptions, register
 
-from mica.bilingual import register_bilingual
+from mica.bilingual import LANGUAGES, register_bilingual
 from mica.history import track_history
 from mica.methodology import models
 
@@ -8,7 +8,7 @@ from mica.methodology import models
 @register(models.Edition)
 class EditionTranslation(TranslationOptions):
     fields = ("version_label",)
-    required_languages = ("en", "ko")
+    required_languages = LANGUAGES
 
 
 register_bilingual(models.ReadingKind, ("label", "definition"))

@@ -1,11 +1,13 @@
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import translation
 from django.views.decorators.http import require_safe
 
+from mica.bilingual import LANGUAGES
 from mica.methodology.diff import edition_diff
 from mica.methodology.exports import methodology_pack, pack_filename
+from mica.methodology.extensions import open_challenges
 from mica.methodology.facts import live_facts
 from mica.methodology.models import Edition
 from mica.methodology.presenters import methodology_view
@@ -24,11 +26,8 @@ def _edition_or_404(slug=None):
 
 
 def challenge_url(section_id):
-    """Where a reader challenges a claim, once the intake exists; None before."""
-    try:
-        return reverse("submissions:challenge-new") + f"?section={section_id}"
-    except NoReverseMatch:
-        return None
+    """Where a reader challenges a claim of the current edition."""
+    return reverse("submissions:challenge-new") + f"?section={section_id}"
 
 
 @require_safe
@@ -41,7 +40,7 @@ def methodology(request):
         {
             "edition": edition,
             "page": view,
-            "downloads": [(lang, pack_filename(edition, lang)) for lang in ("en", "ko")],
+            "downloads": [(lang, pack_filename(edition, lang)) for lang in LANGUAGES],
             "challenge_base": challenge_url(""),
             "under_challenge": _under_challenge(edition),
         },
@@ -50,8 +49,6 @@ def methodology(request):
 
 def _under_challenge(edition):
     """section id -> the first open public challenge on it (one query for the page)."""
-    from submissions.selectors import open_challenges
-
     marks = {}
     for challenge in open_challenges(edition):
         marks.setdefault(challenge.section_id, challenge.pk)
@@ -142,7 +139,7 @@ def edition_detail(request, slug):
             "edition": edition,
             "page": view,
             "archive": True,
-            "downloads": [(lang, pack_filename(edition, lang)) for lang in ("en", "ko")],
+            "downloads": [(lang, pack_filename(edition, lang)) for lang in LANGUAGES],
             "challenge_base": None,
             "under_challenge": {},
         },

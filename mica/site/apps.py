@@ -8,6 +8,10 @@ class SiteConfig(AppConfig):
     verbose_name = _("Site")
 
     def ready(self):
-        from mica.site import content_changes
+        # Imported once the app registry is ready, as models must be.
+        from mica.jobs.registry import on_demand_job_register
+        from mica.site.tasks import content_reload
 
-        content_changes.connect()
+        on_demand_job_register(
+            "reload-content", task=content_reload, label=_("Reload canonical content")
+        )

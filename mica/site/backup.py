@@ -53,11 +53,11 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from mica.content.revision import revision_bump
 from mica.errors import DomainError
 from mica.exports.publish import export_root, export_switch
 from mica.exports.registry import MANIFEST as EXPORT_MANIFEST
 from mica.exports.selectors import export_current
-from mica.site.revision import revision_bump
 
 BACKUP_MANIFEST = "backup.json"
 FORMAT = "mica-backup"

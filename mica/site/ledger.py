@@ -152,18 +152,14 @@ def _gate_figures():
 
 
 def _thresholds_set(edition):
-    return (
-        edition is not None
-        and edition.min_eligible_runs is not None
-        and edition.min_coverage is not None
-    )
+    return edition is not None and edition.thresholds_set
 
 
 def home_ledger(edition):
     """The live ledger of an edition (None: no edition yet, so nothing is declared)."""
     counts = _public_task_counts()
     gate = _gate_figures()
-    # The rule of mica.methodology.facts.edition_is_publication_eligible, read from the
+    # The rule of governance.publication.edition_is_publication_eligible, read from the
     # same aggregate so the page runs the same queries whatever the thresholds.
     eligible = _thresholds_set(edition) and gate["publishable_cells"] > 0
     return HomeLedger(

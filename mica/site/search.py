@@ -28,10 +28,11 @@ from markdown_it import MarkdownIt
 
 from catalogue.selectors import task_public_list
 from markets.selectors import market_edition_list
+from mica.bilingual import LANGUAGES
 from mica.methodology import models as methodology
 from mica.methodology.facts import live_facts
 from mica.methodology.pack import fill_placeholders
-from mica.methodology.selectors import LANGUAGES, chapter_list, edition_current, glossary_list
+from mica.methodology.selectors import chapter_list, edition_current, glossary_list
 
 MAX_QUERY_CHARS = 200
 MAX_WORDS = 10

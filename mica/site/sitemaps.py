@@ -2,8 +2,8 @@ from django.urls import reverse
 
 from catalogue.sitemaps import TaskSitemap
 from markets.sitemaps import MarketSitemap
-from mica.site.bilingual_sitemap import BilingualSitemap
 from mica.site.navigation import routed_pages
+from mica.sitemaps import BilingualSitemap
 
 
 class PageSitemap(BilingualSitemap):

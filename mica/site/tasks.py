@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from mica.content import content_load
+from mica.content.loading import content_load
 from mica.jobs.services import job_run_execute
 
 

@@ -1,9 +1,9 @@
 from django.urls import path
 
+from mica.content.page_cache import public_page_cache as cached
 from mica.exports import views as export_views
 from mica.exports.selectors import export_page_variant
 from mica.site import planner_views, search_views, views
-from mica.site.page_cache import public_page_cache as cached
 
 app_name = "site"
 

@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from mica.exports.publish import exports_regenerate
+from mica.exports.publish import exports_build_and_publish
 from tests.browser.conftest import assert_accessible, assert_reflows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def published_set(site, settings, tmp_path):
     settings.EXPORT_DIR = tmp_path / "exports"
-    return exports_regenerate()
+    return exports_build_and_publish()
 
 
 @pytest.mark.parametrize("prefix", ["", "/ko"])

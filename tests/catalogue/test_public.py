@@ -4,6 +4,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from django.db.models import F
 
 from catalogue.models import ContractClause, TaskDefinition, TaskSet, TaskVersion
 from catalogue.services import task_version_make_current
@@ -150,6 +151,26 @@ def test_market_filter_drops_not_applicable_tasks(client, canonical_content):
     ae = client.get("/api/v1/tasks/?market=AE&limit=200").json()
     assert 0 < ae["count"] < 100
     assert all("AE" in task["markets"] for task in ae["results"])
+
+
+@pytest.mark.parametrize("code", ["KR", "JP", "SG", "TW", "AE", "TH"])
+def test_a_market_lists_every_task_that_applies_there(client, canonical_content, code):
+    """A task applies in a market unless its applicability *there* says not applicable: a
+    task not applicable in one market still counts in every other (and in the gate's
+    canonical task set, which reads the same rule)."""
+    from catalogue.models import MarketApplicability
+
+    there = MarketApplicability.objects.filter(
+        market__code=code,
+        version__definition__task_set=TaskSet.PUBLIC,
+        version__definition__current_version=F("version"),
+    ).exclude(status="not-applicable")
+    elsewhere = MarketApplicability.objects.exclude(market__code=code).filter(
+        status="not-applicable"
+    )
+    assert elsewhere.exists(), "the content marks some task not applicable in another market"
+    listed = client.get(f"/api/v1/tasks/?market={code}&limit=200").json()
+    assert listed["count"] == there.values("version__definition").distinct().count()
 
 
 def test_task_detail_page_and_api(client, canonical_content):

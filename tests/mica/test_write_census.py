@@ -1653,8 +1653,8 @@ def case_start_jobs(ctx):
     Nothing acknowledged is lost: "…: queued as run N." means JobRun N is committed,
     and here (jobs run in this process after commit) that it ran to success.
     """
-    from mica.jobs.admin import on_demand_jobs
     from mica.jobs.models import JobRun
+    from mica.jobs.registry import on_demand_jobs
 
     ctx.settings.EXPORT_DIR = ctx.tmp_path / "exports"
     browser = ctx.client(ctx.lead)
@@ -2183,7 +2183,7 @@ CENSUS = {
     # Public forms.
     ("form", "submissions:system-new"): case_system_submission_form,
     ("form", "submissions:challenge-new"): case_challenge_form,
-    ("form", "submissions:challenge-appeal"): case_appeal_form,
+    ("form", "governance:challenge-appeal"): case_appeal_form,
     ("form", "sitemap"): ReadOnly(
         "Django's sitemap view answers every method with the sitemap",
         writes_nothing(posting("/sitemap.xml", user=None)),

@@ -14,7 +14,7 @@ import datetime
 import json
 from collections.abc import Iterable, Iterator, Mapping
 
-from catalogue.models import Applicability, TaskSet
+from catalogue.models import TaskSet
 
 CATALOGUE_COLUMNS = (
     "id",
@@ -96,7 +96,7 @@ def task_row(task) -> dict:
     """The catalogue row of one task definition at its current version."""
     version = task.current_version
     applicable = sorted(
-        (a for a in version.applicability.all() if a.status != Applicability.NOT_APPLICABLE),
+        (a for a in version.applicability.all() if a.applies),
         key=lambda a: a.market.display_order,
     )
     return {

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mica.bilingual import LANGUAGES
 from mica.methodology.diff import edition_diff
 from mica.methodology.facts import live_facts
 from mica.methodology.models import Edition
@@ -18,7 +19,7 @@ def _filled(node, facts):
     """Fill every {en, ko} text with the figures of its own language."""
     if isinstance(node, dict):
         if set(node) == {"en", "ko"} and all(isinstance(v, str) for v in node.values()):
-            return {lang: fill_placeholders(node[lang], facts[lang]) for lang in ("en", "ko")}
+            return {lang: fill_placeholders(node[lang], facts[lang]) for lang in LANGUAGES}
         return {key: _filled(value, facts) for key, value in node.items()}
     if isinstance(node, list):
         return [_filled(value, facts) for value in node]

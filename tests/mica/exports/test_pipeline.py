@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from catalogue.models import TaskSet
 from catalogue.synthetic import synthetic_catalogue_create
-from mica.exports.publish import exports_regenerate
+from mica.exports.publish import exports_build_and_publish
 from mica.exports.registry import EXPORT_FILES
 from mica.exports.validation import ExportRefused
 from mica.methodology.exports import methodology_pack
@@ -24,7 +24,7 @@ SEED_000 = next((Path(__file__).resolve().parents[2] / "fixtures" / "seeds").glo
 
 
 def test_a_regeneration_publishes_every_file_with_its_manifest(canonical_content, export_dir):
-    manifest = exports_regenerate(job_run_id=None)
+    manifest = exports_build_and_publish(job_run_id=None)
     files = published(export_dir)
     assert assert_intact(files) == json.loads(files["manifest.json"]) == manifest
     assert [f["name"] for f in manifest["files"]] == [e.name for e in EXPORT_FILES]
@@ -43,17 +43,17 @@ def test_a_regeneration_publishes_every_file_with_its_manifest(canonical_content
 
 
 def test_two_runs_over_the_same_records_fingerprint_the_same_inputs(canonical_content, export_dir):
-    first = exports_regenerate(job_run_id=None)
-    second = exports_regenerate(job_run_id=None)
+    first = exports_build_and_publish(job_run_id=None)
+    second = exports_build_and_publish(job_run_id=None)
     assert first["inputs_sha256"] == second["inputs_sha256"]
     claim = ChapterItem.objects.filter(item_type="claim").first()
     claim.detail_en += " Amended."
     claim.save()
-    assert exports_regenerate(job_run_id=None)["inputs_sha256"] != first["inputs_sha256"]
+    assert exports_build_and_publish(job_run_id=None)["inputs_sha256"] != first["inputs_sha256"]
 
 
 def test_a_holdout_canary_in_the_input_refuses_publication(canonical_content, export_dir):
-    before = exports_regenerate(job_run_id=None)
+    before = exports_build_and_publish(job_run_id=None)
     before_files = published(export_dir)
     [canary] = synthetic_catalogue_create(1, task_set=TaskSet.HOLDOUT, prefix="canary")
     # The holdout id slips into public text: the public queryset cannot catch this, the scan must.
@@ -61,7 +61,7 @@ def test_a_holdout_canary_in_the_input_refuses_publication(canonical_content, ex
     claim.detail_en += f" See {canary}."
     claim.save()
     with pytest.raises(ExportRefused) as refused:
-        exports_regenerate(job_run_id=None)
+        exports_build_and_publish(job_run_id=None)
     assert "mica-methodology.en.md" in refused.value.message
     assert published(export_dir) == before_files
     assert assert_intact(published(export_dir)) == before
@@ -75,7 +75,7 @@ def test_holdout_text_in_korean_and_escaped_json_is_found_too(canonical_content,
     claim.detail_ko += " 합성 기록 1에 요청한 변경이 반영되어 있습니다."
     claim.save()
     with pytest.raises(ExportRefused):
-        exports_regenerate(job_run_id=None)
+        exports_build_and_publish(job_run_id=None)
     assert published(export_dir) == {}
 
 
@@ -87,7 +87,7 @@ def test_a_correction_without_korean_fails_the_schema_and_publishes_nothing(
     from governance.models import Correction
     from mica.methodology.models import Edition
 
-    exports_regenerate(job_run_id=None)
+    exports_build_and_publish(job_run_id=None)
     before = published(export_dir)
     Correction.objects.create(
         edition=Edition.objects.get(),
@@ -97,7 +97,7 @@ def test_a_correction_without_korean_fails_the_schema_and_publishes_nothing(
         decided_on=timezone.localdate(),
     )
     with pytest.raises(ExportRefused) as refused:
-        exports_regenerate(job_run_id=None)
+        exports_build_and_publish(job_run_id=None)
     assert "mica-corrections.json" in refused.value.message
     assert published(export_dir) == before
 
@@ -123,7 +123,7 @@ def test_the_downloads_page_lists_sizes_and_checksums(client, canonical_content,
     empty = client.get("/downloads/")
     assert empty.status_code == 200 and "No export has been published yet" in empty.text
     assert client.get("/downloads/mica-catalogue.json").status_code == 404
-    manifest = exports_regenerate(job_run_id=None)
+    manifest = exports_build_and_publish(job_run_id=None)
     english, korean = client.get("/downloads/").text, client.get("/ko/downloads/").text
     for entry in manifest["files"]:
         assert entry["sha256"] in english and f'href="/downloads/{entry["name"]}"' in english
@@ -132,7 +132,7 @@ def test_the_downloads_page_lists_sizes_and_checksums(client, canonical_content,
 
 
 def test_downloads_carry_etags_and_answer_304(client, canonical_content, export_dir):
-    manifest = exports_regenerate(job_run_id=None)
+    manifest = exports_build_and_publish(job_run_id=None)
     entry = next(f for f in manifest["files"] if f["name"] == "mica-catalogue.csv")
     response = client.get("/downloads/mica-catalogue.csv")
     assert response.status_code == 200
@@ -149,14 +149,14 @@ def test_downloads_carry_etags_and_answer_304(client, canonical_content, export_
     "name", ["nope.json", "..%2Fmica.sqlite3", "%2Fetc%2Fpasswd", "builds", "current"]
 )
 def test_only_listed_files_are_served(client, canonical_content, export_dir, name):
-    exports_regenerate(job_run_id=None)
+    exports_build_and_publish(job_run_id=None)
     assert client.get(f"/downloads/{name}").status_code == 404
 
 
 def test_the_downloads_page_runs_no_query_per_file(
     client, canonical_content, export_dir, django_assert_max_num_queries
 ):
-    exports_regenerate(job_run_id=None)
+    exports_build_and_publish(job_run_id=None)
     with django_assert_max_num_queries(3):
         assert client.get("/downloads/").status_code == 200
 
@@ -182,7 +182,7 @@ def test_the_published_croissant_loads_in_mlcroissant_with_the_published_files(
 ):
     import mlcroissant
 
-    exports_regenerate(job_run_id=None)
+    exports_build_and_publish(job_run_id=None)
     current = (Path(export_dir) / "current").resolve()
     names = ["mica-catalogue.json", "mica-catalogue.csv"]
     dataset = mlcroissant.Dataset(

@@ -15,9 +15,9 @@ from django.core.management import CommandError, call_command
 
 from catalogue.models import TaskDefinition, TaskVersion
 from markets.models import IntegrationSituation
-from mica.content import content_load, fields_digest
+from mica.content.loading import content_load, fields_digest
+from mica.content.models import LoadedRecord
 from mica.methodology.models import ChapterItem
-from mica.site.models import LoadedRecord
 from tests.census import form_data
 
 ROOT = Path(__file__).resolve().parents[3]

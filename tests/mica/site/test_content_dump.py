@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from catalogue.models import TaskDefinition
 from governance.models import Refusal
 from markets.models import Hazard
-from mica.content import (
+from mica.content.loading import (
     Folded,
     Quoted,
     SafeLoader,

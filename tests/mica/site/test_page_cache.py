@@ -13,9 +13,9 @@ from django.template import engines
 from django.test import RequestFactory
 from django.utils.http import http_date
 
+from mica.content.page_cache import public_page_cache
+from mica.content.revision import content_revision
 from mica.methodology.models import ChapterItem
-from mica.site.page_cache import public_page_cache
-from mica.site.revision import content_revision
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,7 @@
 from django.core.management.base import CommandError
 
 from mica.errors import DomainError
-from mica.exports.publish import exports_regenerate
+from mica.exports.publish import exports_build_and_publish
 from mica.exports.services import exports_request_regeneration
 from mica.jobs.commands import JobCommand
 
@@ -15,7 +15,7 @@ class Command(JobCommand):
             self.stdout.write(f"Queued export regeneration as job run {job_run.pk}.")
             return
         try:
-            manifest = exports_regenerate(progress=self.progress)
+            manifest = exports_build_and_publish(progress=self.progress)
         except DomainError as refused:
             raise CommandError(f"Nothing was published: {refused.message}") from refused
         for entry in manifest["files"]:

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from mica.content import content_load, content_sections
+from mica.content.loading import content_load, content_sections
 from mica.errors import DomainError
 
 

@@ -13,6 +13,7 @@ class ContentRevision(models.Model):
     changed_at = models.DateTimeField(_("changed at"))
 
     class Meta:
+        db_table = "site_contentrevision"  # made when the site app held it
         verbose_name = _("content revision")
         verbose_name_plural = _("content revisions")
 
@@ -34,6 +35,7 @@ class LoadedRecord(models.Model):
     loaded_at = models.DateTimeField(_("loaded at"))
 
     class Meta:
+        db_table = "site_loadedrecord"  # made when the site app held it
         verbose_name = _("loaded canonical record")
         verbose_name_plural = _("loaded canonical records")
 

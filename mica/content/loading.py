@@ -29,11 +29,9 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 
+from mica.bilingual import LANGUAGES, field_pair
+from mica.content.models import LoadedRecord
 from mica.errors import ValidationFailed
-from mica.site.models import LoadedRecord
-
-LANGUAGES = ("en", "ko")
-
 
 # libyaml's parser when PyYAML was built with it: it reads the content ten times faster.
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -299,14 +297,9 @@ def display_width(text):
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
-def text_pair(record, field, style=str):
-    """A record's translated field as the {en, ko} pair `translated` reads."""
-    return {lang: style(getattr(record, f"{field}_{lang}") or "") for lang in LANGUAGES}
-
-
 def optional_text_pair(record, field, style=str):
     """The pair, or None when both languages are empty (an optional field of `texts`)."""
-    pair = text_pair(record, field, style)
+    pair = field_pair(record, field, style)
     return pair if any(pair.values()) else None
 
 

@@ -16,7 +16,7 @@ from django.db import connections, transaction
 from django.db.backends.signals import connection_created
 from django.dispatch import Signal
 
-from mica.site.revision import revision_bump, revision_pending_mark
+from mica.content.revision import revision_bump, revision_pending_mark
 
 logger = logging.getLogger(__name__)
 

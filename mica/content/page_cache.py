@@ -1,7 +1,7 @@
 """Whole public pages from the shared cache, keyed by the content revision.
 
 A cached page is valid exactly as long as the content revision it was rendered
-under: any committed change moves the revision (mica.site.content_changes), so the
+under: any committed change moves the revision (mica.content.changes), so the
 next request renders afresh. Every answer carries a strong ETag (a hash of the
 bytes) and Last-Modified (when the content last changed) and answers 304 to a
 matching conditional request. `Cache-Control: public, max-age=0, must-revalidate`
@@ -26,7 +26,7 @@ from django.utils import translation
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from mica.site.revision import content_revision, revision_pending
+from mica.content.revision import content_revision, revision_pending
 
 CACHE_CONTROL = {"public": True, "max_age": 0, "must_revalidate": True}
 KEY_PREFIX = "page:"

@@ -1,7 +1,7 @@
 """The content revision: a number that moves whenever committed content changes.
 
-Pages are cached under it (mica.site.page_cache), so a change is visible at once.
-mica.site.content_changes watches the writes and moves it after each commit.
+Pages are cached under it (mica.content.page_cache), so a change is visible at once.
+mica.content.changes watches the writes and moves it after each commit.
 """
 
 import datetime
@@ -10,7 +10,7 @@ from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from mica.site.models import ContentRevision
+from mica.content.models import ContentRevision
 
 REVISION_ID = 1
 # Before the first revision row exists (a flushed database, say).

@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class ContentConfig(AppConfig):
+    name = "mica.content"
+    label = "content"
+    verbose_name = _("Content")
+
+    def ready(self):
+        # Imported once the app registry is ready, as models must be.
+        from mica.content import changes
+
+        changes.connect()

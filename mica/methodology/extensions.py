@@ -1,0 +1,81 @@
+"""What the floors above tell an edition about themselves.
+
+The methodology is floor 1: markets, the catalogue, submissions and governance
+build on it and it imports none of them. Where an edition needs their records
+(the live figures of its prose, the checks before it is published, the catalogue
+it freezes), the app that owns them registers a function here in its
+`AppConfig.ready`; the methodology calls whatever is registered.
+"""
+
+from django.dispatch import Signal
+
+# Sent inside the transaction that creates a draft, as `source=…, draft=…`: the
+# apps with records per edition (the market editions) copy theirs.
+edition_drafted = Signal()
+
+_live_figures = []
+_publication_checks = []
+_frozen_counts = []
+_catalogue = []
+_corrections = []
+_open_challenges = []
+
+
+def _one(registered, what):
+    if len(registered) != 1:
+        raise LookupError(f"exactly one app must register {what}; {len(registered)} did")
+    return registered[0]
+
+
+def live_figures_register(figures):
+    """`figures(edition)` -> {placeholder: value} for the prose of the edition."""
+    _live_figures.append(figures)
+
+
+def live_figures_registered():
+    return list(_live_figures)
+
+
+def publication_check_register(check):
+    """`check(edition)` -> the sentences that refuse its publication (empty: none)."""
+    _publication_checks.append(check)
+
+
+def publication_checks_registered():
+    return list(_publication_checks)
+
+
+def frozen_count_register(count):
+    """`count(edition)` -> (label, number) of what publishing the edition freezes."""
+    _frozen_counts.append(count)
+
+
+def frozen_counts_registered():
+    return list(_frozen_counts)
+
+
+def catalogue_register(snapshot):
+    """`snapshot()` -> the live public task catalogue, as an edition freezes it."""
+    _catalogue.append(snapshot)
+
+
+def catalogue_snapshot():
+    return _one(_catalogue, "the task catalogue")()
+
+
+def corrections_register(by_section):
+    """`by_section(edition)` -> {section id: [accepted corrections, oldest first]}."""
+    _corrections.append(by_section)
+
+
+def corrections_by_section(edition):
+    return _one(_corrections, "the corrections")(edition)
+
+
+def open_challenges_register(challenges):
+    """`challenges(edition)` -> the open public challenges of the edition."""
+    _open_challenges.append(challenges)
+
+
+def open_challenges(edition):
+    return _one(_open_challenges, "the open challenges")(edition)
