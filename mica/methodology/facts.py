@@ -6,6 +6,7 @@ from django.utils.translation import override
 from mica.bilingual import LANGUAGES
 from mica.methodology import models
 from mica.methodology.extensions import live_figures_registered
+from mica.methodology.pack import COUNTED_FIGURES
 
 
 def _threshold(value, language):
@@ -15,23 +16,6 @@ def _threshold(value, language):
         return _("not set")
 
 
-# Every figure of the prose but the thresholds, in the order pages and exports list them.
-# Each must be counted by someone: a figure nobody registers fails loudly, never blank.
-COUNTED_FIGURES = (
-    "market_count",
-    "market_codes",
-    "family_count",
-    "canonical_task_count",
-    "candidate_task_count",
-    "validated_task_count",
-    "task_languages",
-    "registered_system_count",
-    "run_cell_count",
-    "publication_eligible",
-    "reference_count",
-)
-
-
 def live_facts(edition):
     """{"en": {placeholder: text}, "ko": {...}} for an edition."""
     counts = {
@@ -39,6 +23,7 @@ def live_facts(edition):
         "reference_count": models.Reference.objects.filter(edition=edition).count(),
     }
     # Markets, tasks, systems, cells and eligibility: counted by the apps that own them.
+    # A figure nobody counts fails loudly (KeyError), never prints blank.
     for figures in live_figures_registered():
         counts.update(figures(edition))
     facts = {}

@@ -96,23 +96,22 @@ from pathlib import Path
 from mica.bilingual import LANGUAGES
 from mica.content.loading import read_yaml
 
-PLACEHOLDERS = frozenset(
-    {
-        "market_count",
-        "market_codes",
-        "family_count",
-        "canonical_task_count",
-        "candidate_task_count",
-        "validated_task_count",
-        "task_languages",
-        "registered_system_count",
-        "run_cell_count",
-        "publication_eligible",
-        "min_eligible_runs",
-        "min_coverage",
-        "reference_count",
-    }
+# The counted figures of the prose, in the order pages and exports list them
+# (mica.methodology.facts counts them), then the two thresholds the edition sets.
+COUNTED_FIGURES = (
+    "market_count",
+    "market_codes",
+    "family_count",
+    "canonical_task_count",
+    "candidate_task_count",
+    "validated_task_count",
+    "task_languages",
+    "registered_system_count",
+    "run_cell_count",
+    "publication_eligible",
+    "reference_count",
 )
+PLACEHOLDERS = frozenset(COUNTED_FIGURES) | {"min_eligible_runs", "min_coverage"}
 
 # An accepted correction prints under its claim, in every pack.
 CORRECTION_LABEL = {"en": "Correction", "ko": "정정"}
