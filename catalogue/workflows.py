@@ -6,17 +6,18 @@ from django.utils.translation import gettext_lazy as _lazy
 
 from catalogue.models import LocalReview, ReviewEvent, ReviewState
 from catalogue.rules import require_author_for, require_reviewer_for, task_version_hash
-from mica.errors import InvalidTransition
+from mica.workflows import Move, workflow_move
 
 S = ReviewState
 
+# Who may take each action: authors submit, independent reviewers decide.
 TRANSITIONS = {
-    (S.DRAFT, "submit"): S.IN_REVIEW,
-    (S.CHANGES_REQUESTED, "submit"): S.IN_REVIEW,
-    (S.IN_REVIEW, "request_changes"): S.CHANGES_REQUESTED,
-    (S.IN_REVIEW, "approve"): S.APPROVED,
+    (S.DRAFT, "submit"): Move(S.IN_REVIEW, "author"),
+    (S.CHANGES_REQUESTED, "submit"): Move(S.IN_REVIEW, "author"),
+    (S.IN_REVIEW, "request_changes"): Move(S.CHANGES_REQUESTED, "reviewer"),
+    (S.IN_REVIEW, "approve"): Move(S.APPROVED, "reviewer"),
     # Any edit of the version after approval voids the approval.
-    (S.APPROVED, "void"): S.VOIDED,
+    (S.APPROVED, "void"): Move(S.VOIDED, "system"),
 }
 
 ACTION_LABELS = {
@@ -26,17 +27,8 @@ ACTION_LABELS = {
     "void": _lazy("void"),
 }
 
-# Who may take each action: authors submit, independent reviewers decide.
-ROLE_FOR_ACTION = {
-    "submit": "author",
-    "request_changes": "reviewer",
-    "approve": "reviewer",
-    "void": "system",
-}
 
-
-def _check_actor(review, action, actor):
-    role = ROLE_FOR_ACTION[action]
+def _check_actor(review, role, actor):
     if role == "author":
         require_author_for(review, actor)
     elif role == "reviewer":
@@ -52,13 +44,15 @@ def review_transition(*, review_id, action, actor=None, comment=""):
             .select_related("version", "market")
             .get(pk=review_id)
         )
-        target = TRANSITIONS.get((review.state, action))
-        if target is None:
-            raise InvalidTransition(
-                _("A review that is %(state)s cannot be moved by “%(action)s”.")
-                % {"state": review.get_state_display(), "action": ACTION_LABELS[action]}
-            )
-        role = _check_actor(review, action, actor)
+        move = workflow_move(
+            TRANSITIONS,
+            review.state,
+            action,
+            _("A review that is %(state)s cannot be moved by “%(action)s”.")
+            % {"state": review.get_state_display(), "action": ACTION_LABELS[action]},
+        )
+        target = move.target
+        role = _check_actor(review, move.role, actor)
         content_hash = task_version_hash(review.version)
         source = review.state
         review.state = target

@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
 from governance.models import Appeal, GateCell, PersonDeclaration, Withdrawal
-from governance.services import appeal_decide
+from governance.services import APPEAL_TRANSITIONS, appeal_decide
 from mica.admin_decisions import DecisionAdmin
 from mica.history_admin import HistoryAdmin
 
@@ -52,6 +52,7 @@ class AppealDecisionForm(forms.ModelForm):
 @admin.register(Appeal)
 class AppealAdmin(DecisionAdmin):
     form = AppealDecisionForm
+    transitions = APPEAL_TRANSITIONS
     list_display = ("__str__", "state", "received_at", "decided_at")
     list_filter = ("state",)
     readonly_fields = (
@@ -62,6 +63,7 @@ class AppealAdmin(DecisionAdmin):
         "decided_reason",
         "received_at",
         "decided_at",
+        "decision_events",
     )
 
     # The stored reason is shown, not bound: a read-only "reason" would drop the form's

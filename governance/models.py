@@ -2,6 +2,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from mica.workflows import DecisionEvent
 from submissions.models import DataStatus
 
 
@@ -294,6 +295,18 @@ class Appeal(models.Model):
 
     def __str__(self):
         return f"appeal #{self.pk} on challenge #{self.challenge_id}"
+
+
+class AppealEvent(DecisionEvent):
+    """The filing of an appeal and its decision (governance.services.APPEAL_TRANSITIONS)."""
+
+    appeal = models.ForeignKey(
+        Appeal, on_delete=models.CASCADE, related_name="events", verbose_name=_("appeal")
+    )
+
+    class Meta(DecisionEvent.Meta):
+        verbose_name = _("appeal event")
+        verbose_name_plural = _("appeal events")
 
 
 class PersonDeclaration(models.Model):

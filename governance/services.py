@@ -2,9 +2,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from governance.models import Appeal, AppealState, Correction, DisclosureStatement
-from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from governance.models import Appeal, AppealEvent, AppealState, Correction, DisclosureStatement
+from mica.errors import PermissionRefused, ValidationFailed
 from mica.text import plain
+from mica.workflows import Move, workflow_move
 from submissions.models import FINAL_CHALLENGE_STATES
 
 
@@ -51,7 +52,23 @@ def appeal_file(*, challenge, grounds):
             _("An appeal must give its grounds."),
             field_errors={"grounds": [_("Give the grounds.")]},
         )
-    return Appeal.objects.create(challenge=challenge, grounds=plain(grounds))
+    with transaction.atomic():
+        appeal = Appeal.objects.create(challenge=challenge, grounds=plain(grounds))
+        AppealEvent.objects.create(
+            appeal=appeal,
+            action="file",
+            from_state="",
+            to_state=appeal.state,
+            role="challenger",
+            reason=appeal.grounds,
+        )
+    return appeal
+
+
+APPEAL_TRANSITIONS = {
+    (AppealState.RECEIVED, "uphold"): Move(AppealState.UPHELD, "staff"),
+    (AppealState.RECEIVED, "dismiss"): Move(AppealState.DISMISSED, "staff"),
+}
 
 
 def appeal_decide(*, appeal_id, uphold, reason, actor):
@@ -62,8 +79,12 @@ def appeal_decide(*, appeal_id, uphold, reason, actor):
         raise ValidationFailed(_("Every decision needs a reason."))
     with transaction.atomic():
         appeal = Appeal.objects.select_for_update().select_related("challenge").get(pk=appeal_id)
-        if appeal.state != AppealState.RECEIVED:
-            raise InvalidTransition(_("This appeal has already been decided."))
+        move = workflow_move(
+            APPEAL_TRANSITIONS,
+            appeal.state,
+            "uphold" if uphold else "dismiss",
+            _("This appeal has already been decided."),
+        )
         decision = appeal.challenge.events.exclude(action="file").order_by("-at", "-pk").first()
         if decision is not None and decision.actor_id == actor.pk:
             raise PermissionRefused(
@@ -72,12 +93,22 @@ def appeal_decide(*, appeal_id, uphold, reason, actor):
                     "made the decision under appeal."
                 )
             )
-        appeal.state = AppealState.UPHELD if uphold else AppealState.DISMISSED
+        source = appeal.state
+        appeal.state = move.target
         appeal.decided_by = actor
         appeal.decided_role = "method-lead" if actor.is_superuser else "editor"
         appeal.reason = plain(reason)
         appeal.decided_at = timezone.now()
         appeal.save()
+        AppealEvent.objects.create(
+            appeal=appeal,
+            action="uphold" if uphold else "dismiss",
+            from_state=source,
+            to_state=move.target,
+            role=appeal.decided_role,
+            actor=actor,
+            reason=appeal.reason,
+        )
     return appeal
 
 

@@ -1,15 +1,77 @@
 from django.contrib import admin, messages
 from django.http import HttpResponseRedirect
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from mica.errors import DomainError
+from mica.workflows import workflow_actions
 
 
 class DecisionAdmin(admin.ModelAdmin):
     """Saving the change form applies the chosen decision through the service, never a
-    direct field write; a refusal is shown in the editor's language."""
+    direct field write; a refusal is shown in the editor's language.
+
+    The form's "decision" field names every decision in words; the workflow's table
+    (`transitions`) decides which of them the record's state offers, and only those
+    whose role is staff's (`decision_roles`; None: every role).
+    """
+
+    transitions = {}
+    decision_roles = None
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description=_("decisions"))
+    def decision_events(self, obj):
+        """The record's events, oldest first, as its workflow wrote them."""
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    event.action,
+                    event.from_state or "—",
+                    event.to_state,
+                    event.role,
+                    event.reason,
+                    event.at,
+                )
+                for event in obj.events.all()
+            ),
+        )
+        if not rows:
+            return _("No decision yet.")
+        head = format_html(
+            "<tr><th scope='col'>{}</th><th scope='col'>{}</th><th scope='col'>{}</th>"
+            "<th scope='col'>{}</th><th scope='col'>{}</th></tr>",
+            _("action"),
+            _("state"),
+            _("deciding role"),
+            _("reason"),
+            _("at"),
+        )
+        return format_html("<table>{}{}</table>", head, rows)
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if obj is None or "decision" not in form.base_fields:
+            return form
+        labels = dict(form.base_fields["decision"].choices)
+        offered = [
+            action
+            for action in workflow_actions(self.transitions, obj.state)
+            if self.decision_roles is None
+            or self.transitions[(obj.state, action)].role in self.decision_roles
+        ]
+        choices = [("", labels.get("", "—")), *((a, labels[a]) for a in offered if a in labels)]
+
+        class OfferedDecisions(form):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                self.fields["decision"].choices = choices
+
+        return OfferedDecisions
 
     def save_model(self, request, obj, form, change):
         decision = form.cleaned_data.get("decision")
@@ -32,3 +94,18 @@ class DecisionAdmin(admin.ModelAdmin):
         if getattr(request, "decision_refused", False):
             return HttpResponseRedirect(request.path)
         return super().response_change(request, obj)
+
+
+class DecisionEventInline(admin.TabularInline):
+    """A record's decisions, as its workflow wrote them: read, never edited."""
+
+    extra = 0
+    can_delete = False
+    readonly_fields = ("action", "from_state", "to_state", "role", "reason", "at")
+    fields = readonly_fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

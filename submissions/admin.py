@@ -3,10 +3,11 @@ from django.contrib import admin
 from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 
-from mica.admin_decisions import DecisionAdmin
+from mica.admin_decisions import DecisionAdmin, DecisionEventInline
 from submissions import models
+from submissions.challenges import TRANSITIONS as CHALLENGE_TRANSITIONS
 from submissions.challenges import challenge_transition
-from submissions.system_submissions import system_submission_decide
+from submissions.system_submissions import SUBMISSION_TRANSITIONS, system_submission_decide
 
 
 @admin.register(models.System)
@@ -98,14 +99,8 @@ class ChallengeDecisionForm(forms.ModelForm):
         fields = []
 
 
-class ChallengeEventInline(admin.TabularInline):
+class ChallengeEventInline(DecisionEventInline):
     model = models.ChallengeEvent
-    extra = 0
-    can_delete = False
-    readonly_fields = ("action", "from_state", "to_state", "role", "reason", "at")
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(models.Challenge)
@@ -113,6 +108,8 @@ class ChallengeAdmin(DecisionAdmin):
     """The triage queue: oldest first, with each challenge's age."""
 
     form = ChallengeDecisionForm
+    transitions = CHALLENGE_TRANSITIONS
+    decision_roles = {"editor", "method-lead"}  # withdrawing is the challenger's
     list_display = ("__str__", "challenge_type", "state", "age", "email_confirmed_at")
     list_filter = ("state", "challenge_type")
     ordering = ("received_at",)
@@ -162,9 +159,13 @@ class SystemSubmissionDecisionForm(forms.ModelForm):
 @admin.register(models.SystemSubmission)
 class SystemSubmissionAdmin(DecisionAdmin):
     form = SystemSubmissionDecisionForm
+    transitions = SUBMISSION_TRANSITIONS
     list_display = ("__str__", "operator", "state", "received_at")
     list_filter = ("state",)
-    readonly_fields = [f.name for f in models.SystemSubmission._meta.fields if f.name != "id"]
+    readonly_fields = [
+        *(f.name for f in models.SystemSubmission._meta.fields if f.name != "id"),
+        "decision_events",
+    ]
 
     def decide(self, request, obj, decision, data):
         system_submission_decide(

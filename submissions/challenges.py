@@ -11,11 +11,12 @@ from rest_framework import serializers
 
 from markets.models import IntegrationSituation
 from mica import scoring
-from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.errors import PermissionRefused, ValidationFailed
 from mica.jobs.services import job_run_enqueue
 from mica.methodology.models import Edition
 from mica.methodology.selectors import section_record_get
 from mica.text import plain
+from mica.workflows import Move, workflow_move
 from submissions.models import Challenge, ChallengeEvent, ChallengeState, ChallengeType
 from submissions.outbox import notify_editors_of_arrival, notify_state_change
 from submissions.signals import challenge_accepted
@@ -287,14 +288,14 @@ def challenge_recompute(*, challenge_id):
 
 S = ChallengeState
 TRANSITIONS = {
-    (S.RECEIVED, "screen"): (S.SCREENED, "editor"),
-    (S.SCREENED, "triage"): (S.TRIAGED, "editor"),
-    (S.TRIAGED, "accept"): (S.ACCEPTED, "method-lead"),
-    (S.TRIAGED, "hold"): (S.HELD, "method-lead"),
-    (S.TRIAGED, "reject"): (S.REJECTED, "method-lead"),
-    (S.RECEIVED, "withdraw"): (S.WITHDRAWN, "challenger"),
-    (S.SCREENED, "withdraw"): (S.WITHDRAWN, "challenger"),
-    (S.TRIAGED, "withdraw"): (S.WITHDRAWN, "challenger"),
+    (S.RECEIVED, "screen"): Move(S.SCREENED, "editor"),
+    (S.SCREENED, "triage"): Move(S.TRIAGED, "editor"),
+    (S.TRIAGED, "accept"): Move(S.ACCEPTED, "method-lead"),
+    (S.TRIAGED, "hold"): Move(S.HELD, "method-lead"),
+    (S.TRIAGED, "reject"): Move(S.REJECTED, "method-lead"),
+    (S.RECEIVED, "withdraw"): Move(S.WITHDRAWN, "challenger"),
+    (S.SCREENED, "withdraw"): Move(S.WITHDRAWN, "challenger"),
+    (S.TRIAGED, "withdraw"): Move(S.WITHDRAWN, "challenger"),
 }
 
 
@@ -327,13 +328,14 @@ def challenge_transition(*, challenge_id, action, reason, actor=None, correction
         )
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
-        move = TRANSITIONS.get((challenge.state, action))
-        if move is None:
-            raise InvalidTransition(
-                _("A challenge that is %(state)s cannot be moved that way.")
-                % {"state": challenge.get_state_display()}
-            )
-        target, required = move
+        move = workflow_move(
+            TRANSITIONS,
+            challenge.state,
+            action,
+            _("A challenge that is %(state)s cannot be moved that way.")
+            % {"state": challenge.get_state_display()},
+        )
+        target, required = move.target, move.role
         role = _actor_role(actor)
         if not _allowed(required, role):
             raise PermissionRefused(_("This decision belongs to another role."))

@@ -4,6 +4,8 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from mica.workflows import DecisionEvent
+
 
 class Track(models.TextChoices):
     SIMULATOR = "simulator", _("Simulator")
@@ -383,6 +385,21 @@ class SystemSubmission(models.Model):
 
     def __str__(self):
         return f"{self.name} {self.version}"
+
+
+class SystemSubmissionEvent(DecisionEvent):
+    """Each decision on a system submission (system_submissions.SUBMISSION_TRANSITIONS)."""
+
+    submission = models.ForeignKey(
+        SystemSubmission,
+        on_delete=models.CASCADE,
+        related_name="events",
+        verbose_name=_("system submission"),
+    )
+
+    class Meta(DecisionEvent.Meta):
+        verbose_name = _("system submission event")
+        verbose_name_plural = _("system submission events")
 
 
 class OutboxState(models.TextChoices):

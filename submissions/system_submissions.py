@@ -9,8 +9,9 @@ from rest_framework import serializers
 
 from catalogue.selectors import family_list
 from markets.selectors import market_list
-from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.errors import PermissionRefused, ValidationFailed
 from mica.text import plain
+from mica.workflows import Move, workflow_move
 from submissions.challenges import MAX_TEXT
 from submissions.models import (
     DataStatus,
@@ -18,6 +19,7 @@ from submissions.models import (
     System,
     SystemSnapshot,
     SystemSubmission,
+    SystemSubmissionEvent,
     Track,
 )
 
@@ -123,6 +125,12 @@ def system_submission_file(*, payload):
     )
 
 
+SUBMISSION_TRANSITIONS = {
+    (SubmissionState.RECEIVED, "accept"): Move(SubmissionState.ACCEPTED, "staff"),
+    (SubmissionState.RECEIVED, "decline"): Move(SubmissionState.DECLINED, "staff"),
+}
+
+
 def system_submission_decide(*, submission_id, accept, reason, actor):
     """Accept (creating the immutable snapshot) or decline with a reason; staff only."""
     if not getattr(actor, "is_staff", False):
@@ -131,8 +139,14 @@ def system_submission_decide(*, submission_id, accept, reason, actor):
         raise ValidationFailed(_("Every decision needs a reason."))
     with transaction.atomic():
         submission = SystemSubmission.objects.select_for_update().get(pk=submission_id)
-        if submission.state != SubmissionState.RECEIVED:
-            raise InvalidTransition(_("This submission has already been decided."))
+        action = "accept" if accept else "decline"
+        move = workflow_move(
+            SUBMISSION_TRANSITIONS,
+            submission.state,
+            action,
+            _("This submission has already been decided."),
+        )
+        source = submission.state
         submission.decision_reason = plain(reason)
         if accept:
             system, _created = System.objects.get_or_create(
@@ -151,8 +165,15 @@ def system_submission_decide(*, submission_id, accept, reason, actor):
                 track=Track.SIMULATOR,
                 data_status=DataStatus.OFFICIAL,
             )
-            submission.state = SubmissionState.ACCEPTED
-        else:
-            submission.state = SubmissionState.DECLINED
+        submission.state = move.target
         submission.save()
+        SystemSubmissionEvent.objects.create(
+            submission=submission,
+            action=action,
+            from_state=source,
+            to_state=move.target,
+            role=move.role,
+            actor=actor,
+            reason=submission.decision_reason,
+        )
     return submission

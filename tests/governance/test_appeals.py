@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 
 from governance.models import AppealState
 from governance.services import appeal_decide, appeal_file
-from mica.errors import PermissionRefused, ValidationFailed
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from submissions.challenges import challenge_transition
 from tests.submissions.test_challenges import confirmed_challenge
 
@@ -33,6 +33,35 @@ def test_the_decider_cannot_decide_the_appeal(decided):
         appeal_id=appeal.pk, uphold=False, reason="Stands.", actor=second
     )
     assert decided_appeal.state == AppealState.DISMISSED and decided_appeal.decided_by == second
+
+
+def test_an_appeal_keeps_an_event_for_its_filing_and_its_decision(decided):
+    """Seed L163: what must be disclosed includes "the corrections and appeals procedure" --
+    so an appeal, like a challenge, keeps one append-only event per step, with its reason
+    and the deciding role."""
+    challenge, _first, second = decided
+    appeal = appeal_file(challenge=challenge, grounds="The citation was misread.")
+    appeal_decide(appeal_id=appeal.pk, uphold=True, reason="Reopened.", actor=second)
+    with pytest.raises(InvalidTransition):
+        appeal_decide(appeal_id=appeal.pk, uphold=False, reason="Again.", actor=second)
+    events = list(appeal.events.values_list("action", "from_state", "to_state", "role", "reason"))
+    assert events == [
+        ("file", "", "received", "challenger", "The citation was misread."),
+        ("uphold", "received", "upheld", "method-lead", "Reopened."),
+    ]
+    assert appeal.events.get(action="uphold").actor == second
+
+
+def test_the_admin_offers_only_the_decisions_the_state_allows(client, decided):
+    challenge, _first, second = decided
+    appeal = appeal_file(challenge=challenge, grounds="The citation was misread.")
+    client.force_login(second)
+    url = f"/admin/governance/appeal/{appeal.pk}/change/"
+    offered = dict(client.get(url).context["adminform"].form.fields["decision"].choices)
+    assert set(offered) == {"", "uphold", "dismiss"}
+    appeal_decide(appeal_id=appeal.pk, uphold=False, reason="Stands.", actor=second)
+    offered = dict(client.get(url).context["adminform"].form.fields["decision"].choices)
+    assert set(offered) == {""}, "a decided appeal offers no further decision"
 
 
 def test_appeals_are_filed_and_shown_publicly(client, decided):

@@ -178,7 +178,7 @@ def test_every_workflow_pair(canonical_content, state, action):
             actor=actor,
             correction={"en": "Fixed.", "ko": "고쳤습니다."},
         )
-        assert moved.state == move[0]
+        assert moved.state == move.target
         assert ChallengeEvent.objects.filter(challenge=challenge, action=action).exists()
 
 

@@ -110,3 +110,13 @@ def test_staff_decide_in_the_admin(client, canonical_content):
     )
     submission.refresh_from_db()
     assert submission.state == SubmissionState.ACCEPTED and submission.snapshot is not None
+    # The decision has its event, and the admin offers nothing further.
+    assert list(submission.events.values_list("action", "to_state", "reason", "actor")) == [
+        ("accept", "accepted", "Complete.", lead.pk)
+    ]
+    form = (
+        client.get(f"/admin/submissions/systemsubmission/{submission.pk}/change/")
+        .context["adminform"]
+        .form
+    )
+    assert dict(form.fields["decision"].choices).keys() == {""}
