@@ -75,7 +75,7 @@ def test_methodology_page_runs_a_constant_number_of_queries(
         client.get("/methodology/")
 
 
-SEED_KO = Path(__file__).resolve().parents[1] / "fixtures/seeds/001_01e3a0fa6fa98298.txt"
+SEED_KO = Path(__file__).resolve().parents[2] / "fixtures/seeds/001_01e3a0fa6fa98298.txt"
 
 
 def test_the_korean_page_carries_the_twenty_chapter_titles_of_the_korean_seed(

@@ -12,7 +12,7 @@ from mica.methodology.models import ChapterItem, ClaimKind, Reference
 
 pytestmark = pytest.mark.django_db
 
-SEED = Path(__file__).resolve().parents[1] / "fixtures/seeds/000_eec7d944ca90690a.txt"
+SEED = Path(__file__).resolve().parents[2] / "fixtures/seeds/000_eec7d944ca90690a.txt"
 KIND_LABELS = {
     "current-rule": "Current rule",
     "mica-policy": "MICA policy",
