@@ -1,6 +1,8 @@
 from django.contrib import admin, messages
 from django.http import HttpResponseRedirect
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from mica.errors import DomainError
@@ -35,7 +37,7 @@ class DecisionAdmin(admin.ModelAdmin):
                     event.to_state,
                     event.role,
                     event.reason,
-                    event.at,
+                    date_format(localtime(event.at), "DATETIME_FORMAT"),
                 )
                 for event in obj.events.all()
             ),
