@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from markets.models import IntegrationSituation
 from mica import scoring
+from mica.bilingual import LANGUAGES
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.jobs.services import job_run_enqueue
 from mica.methodology.models import Edition
@@ -75,7 +76,7 @@ class ChallengeSerializer(serializers.Serializer):
     claimed_value = serializers.FloatField(required=False, min_value=-(10**9), max_value=10**9)
     contact_email = serializers.EmailField(max_length=254)
     public_name = serializers.CharField(max_length=80, required=False, allow_blank=True)
-    language = serializers.ChoiceField(choices=["en", "ko"], default="en")
+    language = serializers.ChoiceField(choices=LANGUAGES, default="en")
     idempotency_key = serializers.CharField(max_length=64, required=False)
 
     def validate(self, data):

@@ -9,6 +9,7 @@ families inline as a `families` record set that the tasks' `family` field refere
 import re
 from collections.abc import Iterable, Mapping
 
+from mica.bilingual import LANGUAGES
 from mica.exports.formats.catalogue import (
     CATALOGUE_COLUMNS,
     COLUMN_DESCRIPTIONS,
@@ -140,7 +141,7 @@ def croissant_document(
         ),
         "license": license,
         "url": landing_url or f"{site_url}/",
-        "inLanguage": ["en", "ko"],
+        "inLanguage": list(LANGUAGES),
         "creator": {"@type": "sc:Organization", "name": "MICA", "url": f"{site_url}/"},
         "citeAs": _bibtex(edition, label, landing_url or f"{site_url}/"),
         "distribution": distribution,

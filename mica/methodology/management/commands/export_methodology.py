@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from mica.bilingual import LANGUAGES
 from mica.methodology.exports import methodology_pack
 from mica.methodology.models import Edition
 from mica.methodology.selectors import edition_current, edition_get
@@ -9,7 +10,7 @@ class Command(BaseCommand):
     help = "Print an edition's methodology Markdown pack (English or Korean)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--lang", choices=["en", "ko"], default="en")
+        parser.add_argument("--lang", choices=LANGUAGES, default="en")
         parser.add_argument("--edition", help="Edition slug (default: the current edition).")
 
     def handle(self, *args, lang, edition, **options):
