@@ -171,6 +171,17 @@ def _fresh_intake_limits(monkeypatch):
     monkeypatch.setattr(throttle, "NAMESPACE", f"test-{uuid.uuid4().hex}")
 
 
+@pytest.fixture(autouse=True)
+def _english_to_begin_with():
+    """Every test starts in the default language: a request to a /ko/ page leaves Korean
+    active in the thread, and a later test's reverse() would build /ko/ URLs."""
+    from django.utils import translation
+
+    translation.activate("en")
+    yield
+    translation.deactivate()
+
+
 QUERY_COUNTING_FIXTURES = {"django_assert_num_queries", "django_assert_max_num_queries"}
 
 
