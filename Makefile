@@ -4,9 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 PYTEST_ARGS ?=
-# One pytest process a core. With MICA_REDIS_URL set, the broker tests (-m broker) need a
-# run of their own, one test at a time, as .ci/run does.
-PYTEST_PARALLEL ?= -n auto
+# One pytest process a core, each test file whole in one of them (so a module's shared
+# fixture, such as the write census's database, is set up once). With MICA_REDIS_URL set,
+# the broker tests (-m broker) need a run of their own, one at a time, as .ci/run does.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
 
 .PHONY: run test lint format messages serve-setup clean
 
