@@ -105,9 +105,10 @@ def _a_test_database():
 def world(django_db_setup, django_db_blocker):
     """The database as production has it: no test transaction around anything.
 
-    Loaded once (a transactional test before this module may have flushed it) and
-    flushed at the end, as pytest-django's transactional_db flushes after a test, so
-    later tests find what the `canonical_content` fixture expects.
+    Loaded once (a transactional test before this module may have flushed it), then
+    flushed at the end and loaded afresh, committed: later tests find the canonical
+    content and its revision without loading them inside their own transaction (which
+    would mark it as holding uncommitted content, and bypass the page cache).
     """
     with django_db_blocker.unblock():
         assert _a_test_database(), f"not a test database: {connection.settings_dict['NAME']}"
@@ -128,6 +129,7 @@ def world(django_db_setup, django_db_blocker):
                 allow_cascade=False,
                 inhibit_post_migrate=False,
             )
+            call_command("load_canonical_content", stdout=io.StringIO())
 
 
 @pytest.fixture
