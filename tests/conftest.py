@@ -54,6 +54,21 @@ def canonical_content(db):
 
     if not TaskDefinition.objects.exists():
         _load_canonical_content()
+        _as_committed_baseline()
+
+
+def _as_committed_baseline():
+    """A load inside this test's transaction stands in for the committed content that a
+    transactional test flushed: the baseline with a revision of its own, not a pending
+    change (which would bypass the page cache and swallow the test's own change)."""
+    from django.db import connection
+
+    from mica.content import changes, revision
+
+    connection.run_on_commit = [
+        entry for entry in connection.run_on_commit if entry[1] is not changes._after_commit
+    ]
+    revision.revision_bump()
 
 
 @pytest.fixture(scope="session")
@@ -241,3 +256,40 @@ def staff(operator):
     from django.contrib.auth.models import User
 
     return User.objects.create_user("mica-staff", password="pw-for-tests-only", is_staff=True)
+
+
+# A transactional test flushes the database when it ends. The next test that needs the
+# canonical content finds it loaded again, committed, before its own transaction opens:
+# loaded inside that transaction it would be rolled back and loaded again by every test.
+_CONTENT_FLUSHED = pytest.StashKey[bool]()
+
+
+def _transactional(item):
+    marker = item.get_closest_marker("django_db")
+    return bool(marker and marker.kwargs.get("transaction")) or bool(
+        {"transactional_db", "live_server"} & set(item.fixturenames)
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    yield
+    if _transactional(item):
+        item.config.stash[_CONTENT_FLUSHED] = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    config = item.config
+    if not config.stash.get(_CONTENT_FLUSHED, False) or _transactional(item):
+        return
+    if "canonical_content" not in item.fixturenames:
+        return
+    from pytest_django.plugin import blocking_manager_key
+
+    from catalogue.models import TaskDefinition
+
+    with config.stash[blocking_manager_key].unblock():
+        if not TaskDefinition.objects.exists():
+            _load_canonical_content()
+    config.stash[_CONTENT_FLUSHED] = False
