@@ -62,7 +62,7 @@ def test_sitemap_lists_both_languages_with_alternates(client):
     assert "/admin/" not in xml
 
 
-def test_the_footer_links_every_page_of_the_site(client):
+def test_the_footer_links_every_page_of_the_site(client, canonical_content):
     """Every page entry is routed (no entry waits for a page any more), and each is linked."""
     from django.urls import reverse
 
