@@ -88,6 +88,18 @@ class World:
         self.observer.close()
 
 
+# A market that exists nowhere, for cases that add one: ISO 3166's user-assigned region
+# ZZ and ISO 4217's "XXX", the code for no currency.
+CENSUSLAND = {
+    "native_name": "Censusland",
+    "native_lang": "en",
+    "locale": "en-ZZ",
+    "currency_code": "XXX",
+    "currency_symbol": "¤",
+    "timezone": "UTC",
+}
+
+
 def _content_loaded():
     from catalogue.models import TaskDefinition
 
@@ -950,12 +962,7 @@ def a_market_edition_now(ctx):
     market = Market.objects.create(
         code=unused_market_code(),
         **bilingual("name", "Censusland"),
-        native_name="Censusland",
-        native_lang="en",
-        locale="en-ZZ",
-        currency_code="XXX",
-        currency_symbol="¤",
-        timezone="UTC",
+        **CENSUSLAND,
         display_order=100 + int(tag[:3], 16),
     )
     market_edition = MarketEdition.objects.create(
@@ -1167,12 +1174,7 @@ ADMIN_ADD = {
         lambda ctx, tag: {
             "code": unused_market_code(),
             **bilingual("name", "Censusland"),
-            "native_name": "Censusland",
-            "native_lang": "en",
-            "locale": "en-ZZ",
-            "currency_code": "XXX",
-            "currency_symbol": "¤",
-            "timezone": "UTC",
+            **CENSUSLAND,
             "display_order": str(100 + int(tag[:3], 16)),
         },
         "native_name",
