@@ -3,6 +3,7 @@ from django.contrib import admin, messages
 from django.db.models import Q
 from django.template.response import TemplateResponse
 from django.urls import path
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import (
     TranslationAdmin,
@@ -13,9 +14,10 @@ from modeltranslation.admin import (
 from catalogue import models
 from catalogue.rules import require_author_for, task_version_hash
 from catalogue.services import review_open, task_promote, task_version_touch
-from catalogue.workflows import review_transition
+from catalogue.workflows import ACTION_LABELS, REVIEW_TRANSITIONS, review_transition
 from markets.models import CompetenceRole
 from markets.selectors import competent_market_codes
+from mica.admin_decisions import DecisionEventInline
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
 
@@ -167,26 +169,11 @@ class AwaitingMyReview(admin.SimpleListFilter):
         return queryset
 
 
-class ReviewEventInline(admin.TabularInline):
+class ReviewEventInline(DecisionEventInline):
     model = models.ReviewEvent
-    extra = 0
-    can_delete = False
-    readonly_fields = (
-        "action",
-        "from_state",
-        "to_state",
-        "actor",
-        "actor_role",
-        "content_hash",
-        "comment",
-        "at",
-    )
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
+    # Staff see who moved a review and the digest of what was approved.
+    readonly_fields = (*DecisionEventInline.readonly_fields, "actor", "content_hash")
+    fields = readonly_fields
 
 
 class LocalReviewOpenForm(forms.ModelForm):
@@ -218,6 +205,28 @@ class LocalReviewOpenForm(forms.ModelForm):
         return cleaned
 
 
+MOVE_DONE = {
+    "submit": _("%(review)s was submitted."),
+    "request_changes": _("Changes were requested on %(review)s."),
+    "approve": _("%(review)s is approved."),
+}
+REVIEW_ACTIONS_FOR_STAFF = list(
+    dict.fromkeys(
+        action for (_state, action), move in REVIEW_TRANSITIONS.items() if move.role != "system"
+    )
+)
+
+
+def review_admin_action(action):
+    """The admin action that applies `action` to each selected review."""
+
+    def apply(modeladmin, request, queryset):
+        modeladmin.review_move(request, queryset, action)
+
+    apply.__name__ = action
+    return admin.action(description=capfirst(ACTION_LABELS[action]))(apply)
+
+
 @admin.register(models.LocalReview)
 class LocalReviewAdmin(admin.ModelAdmin):
     list_display = ("version", "market", "state", "updated_at")
@@ -225,7 +234,8 @@ class LocalReviewAdmin(admin.ModelAdmin):
     list_select_related = ("version__definition", "market")
     readonly_fields = ("state", "author", "reviewer", "approved_hash")
     inlines = [ReviewEventInline]
-    actions = ["submit", "request_changes", "approve"]
+    # Every move staff can take, from the workflow's table; voiding is the system's.
+    actions = [review_admin_action(action) for action in REVIEW_ACTIONS_FOR_STAFF]
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
@@ -247,7 +257,7 @@ class LocalReviewAdmin(admin.ModelAdmin):
         created = review_open(version=obj.version, market=obj.market, actor=request.user)
         obj.pk, obj.author_id, obj.state = created.pk, created.author_id, created.state
 
-    def _move(self, request, queryset, action, done):
+    def review_move(self, request, queryset, action):
         for review in queryset:
             if _report(
                 self,
@@ -257,19 +267,7 @@ class LocalReviewAdmin(admin.ModelAdmin):
                     review_id=r.pk, action=action, actor=request.user
                 ),
             ):
-                self.message_user(request, done % {"review": review})
-
-    @admin.action(description=_("Submit for review"))
-    def submit(self, request, queryset):
-        self._move(request, queryset, "submit", _("%(review)s was submitted."))
-
-    @admin.action(description=_("Request changes"))
-    def request_changes(self, request, queryset):
-        self._move(request, queryset, "request_changes", _("Changes were requested on %(review)s."))
-
-    @admin.action(description=_("Approve"))
-    def approve(self, request, queryset):
-        self._move(request, queryset, "approve", _("%(review)s is approved."))
+                self.message_user(request, MOVE_DONE[action] % {"review": review})
 
 
 @admin.register(models.ExposureEntry)

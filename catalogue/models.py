@@ -4,6 +4,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from mica.workflows import DecisionEvent
+
 SEMVER_VALIDATOR = RegexValidator(r"^\d+\.\d+\.\d+$", _("Use a semantic version such as 1.0.0."))
 TASK_SLUG_VALIDATOR = RegexValidator(
     r"^[a-z]+-[a-z0-9]+(?:-[a-z0-9]+)*$", _("Use lower-case words joined by hyphens.")
@@ -326,34 +328,18 @@ class LocalReview(models.Model):
         return f"{self.version} · {self.market_id} · {self.get_state_display()}"
 
 
-class ReviewEvent(models.Model):
-    """Append-only: every move of a review, written in the same transaction as the move."""
+class ReviewEvent(DecisionEvent):
+    """Each move of a local review (catalogue.workflows.REVIEW_TRANSITIONS), with the digest of
+    the version's content at that moment, so an approval names exactly what was approved."""
 
     review = models.ForeignKey(
         LocalReview, on_delete=models.CASCADE, related_name="events", verbose_name=_("review")
     )
-    action = models.CharField(_("action"), max_length=20)
-    from_state = models.CharField(_("from"), max_length=20)
-    to_state = models.CharField(_("to"), max_length=20)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        related_name="+",
-        verbose_name=_("actor"),
-    )
-    actor_role = models.CharField(_("actor role"), max_length=20)
     content_hash = models.CharField(_("content hash"), max_length=64)
-    comment = models.TextField(_("comment"), blank=True)
-    at = models.DateTimeField(_("at"), auto_now_add=True)
 
-    class Meta:
-        ordering = ["at", "pk"]
+    class Meta(DecisionEvent.Meta):
         verbose_name = _("review event")
         verbose_name_plural = _("review events")
-
-    def __str__(self):
-        return f"{self.action}: {self.from_state} → {self.to_state}"
 
 
 class ExposureEntry(models.Model):

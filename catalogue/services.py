@@ -29,7 +29,7 @@ def task_version_touch(*, version, actor=None):
         stale = version.reviews.filter(state=ReviewState.APPROVED).exclude(approved_hash=new_hash)
         for review in stale:
             review_transition(
-                review_id=review.pk, action="void", comment=_("The version changed after approval.")
+                review_id=review.pk, action="void", reason=_("The version changed after approval.")
             )
     return version
 

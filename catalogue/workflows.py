@@ -1,4 +1,4 @@
-"""Local review: a table of (state, action) -> state and one function that applies it."""
+"""Local review: a table of (state, action) -> Move and one function that applies it."""
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -11,7 +11,7 @@ from mica.workflows import Move, workflow_move
 S = ReviewState
 
 # Who may take each action: authors submit, independent reviewers decide.
-TRANSITIONS = {
+REVIEW_TRANSITIONS = {
     (S.DRAFT, "submit"): Move(S.IN_REVIEW, "author"),
     (S.CHANGES_REQUESTED, "submit"): Move(S.IN_REVIEW, "author"),
     (S.IN_REVIEW, "request_changes"): Move(S.CHANGES_REQUESTED, "reviewer"),
@@ -36,7 +36,7 @@ def _check_actor(review, role, actor):
     return role
 
 
-def review_transition(*, review_id, action, actor=None, comment=""):
+def review_transition(*, review_id, action, actor=None, reason=""):
     """Lock the review, check the move and the actor, apply it and log it, atomically."""
     with transaction.atomic():
         review = (
@@ -45,7 +45,7 @@ def review_transition(*, review_id, action, actor=None, comment=""):
             .get(pk=review_id)
         )
         move = workflow_move(
-            TRANSITIONS,
+            REVIEW_TRANSITIONS,
             review.state,
             action,
             _("A review that is %(state)s cannot be moved by “%(action)s”.")
@@ -66,8 +66,8 @@ def review_transition(*, review_id, action, actor=None, comment=""):
             from_state=source,
             to_state=target,
             actor=actor if getattr(actor, "pk", None) else None,
-            actor_role=role,
+            role=role,
             content_hash=content_hash,
-            comment=comment,
+            reason=reason,
         )
     return review

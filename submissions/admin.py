@@ -5,8 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from mica.admin_decisions import DecisionAdmin, DecisionEventInline
 from submissions import models
-from submissions.challenges import TRANSITIONS as CHALLENGE_TRANSITIONS
-from submissions.challenges import challenge_transition
+from submissions.challenges import CHALLENGE_TRANSITIONS, challenge_transition
 from submissions.system_submissions import SUBMISSION_TRANSITIONS, system_submission_decide
 
 

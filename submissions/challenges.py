@@ -288,7 +288,7 @@ def challenge_recompute(*, challenge_id):
 # --- Workflow -------------------------------------------------------------------------
 
 S = ChallengeState
-TRANSITIONS = {
+CHALLENGE_TRANSITIONS = {
     (S.RECEIVED, "screen"): Move(S.SCREENED, "editor"),
     (S.SCREENED, "triage"): Move(S.TRIAGED, "editor"),
     (S.TRIAGED, "accept"): Move(S.ACCEPTED, "method-lead"),
@@ -330,7 +330,7 @@ def challenge_transition(*, challenge_id, action, reason, actor=None, correction
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
         move = workflow_move(
-            TRANSITIONS,
+            CHALLENGE_TRANSITIONS,
             challenge.state,
             action,
             _("A challenge that is %(state)s cannot be moved that way.")

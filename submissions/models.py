@@ -310,35 +310,18 @@ class Challenge(models.Model):
         return self.state in PUBLIC_CHALLENGE_STATES
 
 
-class ChallengeEvent(models.Model):
-    """Append-only: every decision with its reason, the deciding role and the date."""
+class ChallengeEvent(DecisionEvent):
+    """Each decision on a challenge (submissions.challenges.CHALLENGE_TRANSITIONS)."""
 
     challenge = models.ForeignKey(
         Challenge, on_delete=models.CASCADE, related_name="events", verbose_name=_("challenge")
     )
-    action = models.CharField(_("action"), max_length=20)
-    from_state = models.CharField(_("from"), max_length=12)
-    to_state = models.CharField(_("to"), max_length=12)
-    role = models.CharField(_("deciding role"), max_length=20)
-    # Kept private: the public record names the role, never the person.
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-        verbose_name=_("decided by"),
-    )
+    # A challenge decision always gives its reason: the filer reads it.
     reason = models.TextField(_("reason"))
-    at = models.DateTimeField(_("at"), auto_now_add=True)
 
-    class Meta:
-        ordering = ["at", "pk"]
+    class Meta(DecisionEvent.Meta):
         verbose_name = _("challenge event")
         verbose_name_plural = _("challenge events")
-
-    def __str__(self):
-        return f"{self.action}: {self.from_state} → {self.to_state}"
 
 
 class SubmissionState(models.TextChoices):

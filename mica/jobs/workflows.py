@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from mica.errors import InvalidTransition
 from mica.jobs.models import JobRun, JobState
 
-TRANSITIONS = {
+JOB_TRANSITIONS = {
     (JobState.QUEUED, "start"): JobState.RUNNING,
     # A redelivered job (acks_late after a lost worker) starts again.
     (JobState.RUNNING, "start"): JobState.RUNNING,
@@ -43,7 +43,7 @@ def job_run_transition(*, job_run_id, action, progress=None, message=None, error
     """Lock the run, check the move against the table, apply it, save."""
     with transaction.atomic():
         job_run = JobRun.objects.select_for_update().get(pk=job_run_id)
-        target = TRANSITIONS.get((job_run.state, action))
+        target = JOB_TRANSITIONS.get((job_run.state, action))
         if target is None:
             raise InvalidTransition(
                 _("A job run that is %(state)s cannot %(action)s.")

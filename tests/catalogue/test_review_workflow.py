@@ -7,15 +7,15 @@ from django.db import connection
 
 from catalogue.models import LocalReview, ReviewEvent, ReviewState
 from catalogue.services import review_open, task_version_touch
-from catalogue.workflows import TRANSITIONS, review_transition
+from catalogue.workflows import REVIEW_TRANSITIONS, review_transition
 from markets.models import Market
 from mica.errors import InvalidTransition, PermissionRefused
 from tests.support import require
 
 pytestmark = pytest.mark.django_db
 
-ACTIONS = sorted({action for _state, action in TRANSITIONS})
-ROLE_FOR_ACTION = {action: move.role for (_state, action), move in TRANSITIONS.items()}
+ACTIONS = sorted({action for _state, action in REVIEW_TRANSITIONS})
+ROLE_FOR_ACTION = {action: move.role for (_state, action), move in REVIEW_TRANSITIONS.items()}
 
 
 def actor_for(action, people):
@@ -28,7 +28,7 @@ def actor_for(action, people):
 @pytest.mark.parametrize("action", ACTIONS)
 def test_every_pair(kr_review, people, state, action):
     LocalReview.objects.filter(pk=kr_review.pk).update(state=state, approved_hash="x" * 64)
-    move = TRANSITIONS.get((state, action))
+    move = REVIEW_TRANSITIONS.get((state, action))
     expected = move and move.target
     if move is None:
         with pytest.raises(InvalidTransition):

@@ -9,7 +9,7 @@ from django.utils import translation
 
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from submissions.challenges import (
-    TRANSITIONS,
+    CHALLENGE_TRANSITIONS,
     challenge_confirm,
     challenge_file,
     challenge_transition,
@@ -158,14 +158,14 @@ def confirmed_challenge():
 
 
 @pytest.mark.parametrize("state", list(ChallengeState))
-@pytest.mark.parametrize("action", sorted({a for _s, a in TRANSITIONS}))
+@pytest.mark.parametrize("action", sorted({a for _s, a in CHALLENGE_TRANSITIONS}))
 def test_every_workflow_pair(canonical_content, state, action):
     from django.contrib.auth.models import User
 
     lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
     challenge = confirmed_challenge()
     Challenge.objects.filter(pk=challenge.pk).update(state=state)
-    move = TRANSITIONS.get((state, action))
+    move = CHALLENGE_TRANSITIONS.get((state, action))
     actor = None if action == "withdraw" else lead
     if move is None:
         with pytest.raises(InvalidTransition):

@@ -4,18 +4,18 @@ import pytest
 
 from mica.errors import InvalidTransition
 from mica.jobs.models import JobRun, JobState
-from mica.jobs.workflows import TRANSITIONS, job_run_transition
+from mica.jobs.workflows import JOB_TRANSITIONS, job_run_transition
 
 pytestmark = pytest.mark.django_db
 
-ACTIONS = sorted({action for _state, action in TRANSITIONS})
+ACTIONS = sorted({action for _state, action in JOB_TRANSITIONS})
 
 
 @pytest.mark.parametrize("state", list(JobState))
 @pytest.mark.parametrize("action", ACTIONS)
 def test_every_pair(state, action):
     job_run = JobRun.objects.create(job_name="probe", state=state)
-    expected = TRANSITIONS.get((state, action))
+    expected = JOB_TRANSITIONS.get((state, action))
     if expected is None:
         with pytest.raises(InvalidTransition):
             job_run_transition(job_run_id=job_run.pk, action=action)
