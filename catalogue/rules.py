@@ -10,8 +10,6 @@ from markets.selectors import competent_market_codes
 from mica.bilingual import field_pair
 from mica.errors import PermissionRefused
 
-MARKET_ORDER = ("KR", "JP", "SG", "TW", "AE", "TH")
-
 # `bar(person, version)` -> why that person may not approve it ("holdout-access",
 # "declared-conflict") or None: registered by governance, which keeps the declarations.
 _review_bars = []

@@ -11,9 +11,10 @@ from catalogue.models import (
     TaskDefinition,
     TaskVersion,
 )
-from catalogue.rules import MARKET_ORDER, require_author_for, task_version_hash
+from catalogue.rules import require_author_for, task_version_hash
 from catalogue.workflows import review_transition
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.vocabulary import MARKET_ORDER
 
 
 def task_version_touch(*, version, actor=None):

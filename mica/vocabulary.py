@@ -10,6 +10,10 @@ from django.utils.translation import gettext_lazy as _
 
 from mica import scoring
 
+# The six markets, in the method's order (seed: "The index covers 6 markets: KR, JP,
+# SG, TW, AE, TH.").
+MARKET_ORDER = ("KR", "JP", "SG", "TW", "AE", "TH")
+
 
 class Surface(models.TextChoices):
     OPEN_WEB = "open-web", _("Open web")

@@ -17,6 +17,7 @@ from mica.jobs.services import job_run_enqueue
 from mica.methodology.models import Edition
 from mica.methodology.selectors import section_record_get
 from mica.text import plain
+from mica.vocabulary import MARKET_ORDER
 from mica.workflows import Move, workflow_move
 from submissions.models import Challenge, ChallengeEvent, ChallengeState, ChallengeType
 from submissions.outbox import notify_editors_of_arrival, notify_state_change
@@ -24,7 +25,6 @@ from submissions.signals import challenge_accepted
 
 MAX_TEXT = 20_000
 MAX_CITATIONS = 20
-MARKETS = ["KR", "JP", "SG", "TW", "AE", "TH"]
 CONFIRMATION_SALT = "mica.challenge.confirm"
 CONFIRMATION_MAX_AGE = 7 * 24 * 3600
 SCORING_METRICS = ["accuracy", "cost-per-success", "p50-latency", "p95-latency"]
@@ -67,7 +67,7 @@ class ChallengeSerializer(serializers.Serializer):
     proposed_replacement = serializers.CharField(max_length=MAX_TEXT)
     citations = CitationSerializer(many=True, required=False, max_length=MAX_CITATIONS)
     counter_example = serializers.CharField(max_length=MAX_TEXT, required=False, allow_blank=True)
-    market = serializers.ChoiceField(choices=MARKETS, required=False)
+    market = serializers.ChoiceField(choices=MARKET_ORDER, required=False)
     channel = serializers.CharField(max_length=300, required=False, allow_blank=True)
     convention = serializers.CharField(max_length=MAX_TEXT, required=False, allow_blank=True)
     situation_id = serializers.SlugField(max_length=80, required=False, allow_blank=True)

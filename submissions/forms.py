@@ -1,89 +1,117 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
 
-from submissions.challenges import MARKETS, MAX_CITATIONS, MAX_TEXT, SCORING_METRICS
-from submissions.models import ChallengeType
+from submissions.challenges import MAX_CITATIONS, MAX_TEXT, ChallengeSerializer
 
 TEXT_HELP = _("Plain text, at most %(n)s characters.") % {"n": f"{MAX_TEXT:,}"}
+
+# The challenge schema lives once, in ChallengeSerializer: the form takes each field's
+# type, length, bounds, choices and whether it is required from there, and adds only
+# what a person filling it in needs (labels, widgets, help).
+SCHEMA = ChallengeSerializer().fields
+SCORING_SCHEMA = SCHEMA["scoring_inputs"].fields
+
+
+def schema_field(schema, *, label, widget=None, help_text=""):
+    """A form field with the constraints of the serializer field `schema`."""
+    common = {"label": label, "required": schema.required, "help_text": help_text}
+    if widget is not None:
+        common["widget"] = widget
+    if isinstance(schema, serializers.ChoiceField):
+        choices = list(schema.choices.items())
+        return forms.ChoiceField(
+            choices=choices if schema.required else [("", "—"), *choices], **common
+        )
+    if isinstance(schema, serializers.EmailField):
+        return forms.EmailField(max_length=schema.max_length, **common)
+    if isinstance(schema, serializers.SlugField):
+        return forms.SlugField(max_length=schema.max_length, **common)
+    if isinstance(schema, serializers.CharField):
+        return forms.CharField(max_length=schema.max_length, **common)
+    if isinstance(schema, serializers.IntegerField):
+        return forms.IntegerField(min_value=schema.min_value, max_value=schema.max_value, **common)
+    if isinstance(schema, serializers.DecimalField):
+        return forms.DecimalField(
+            min_value=schema.min_value,
+            max_digits=schema.max_digits,
+            decimal_places=schema.decimal_places,
+            **common,
+        )
+    if isinstance(schema, serializers.FloatField):
+        return forms.FloatField(min_value=schema.min_value, max_value=schema.max_value, **common)
+    raise TypeError(f"no form field for {type(schema).__name__}")
+
+
+def scoring_field(name, *, label):
+    """A scoring input: optional on the form, since only a scoring challenge gives them."""
+    field = schema_field(SCORING_SCHEMA[name], label=label)
+    field.required = False
+    return field
+
+
+def _textarea(rows):
+    return forms.Textarea(attrs={"rows": rows})
 
 
 class ChallengeForm(forms.Form):
     """The public challenge form; the service checks every rule, this only shapes the input."""
 
-    section_id = forms.SlugField(label=_("Section id"), max_length=120)
-    challenge_type = forms.ChoiceField(label=_("Type of challenge"), choices=ChallengeType.choices)
-    what_is_wrong = forms.CharField(
-        label=_("What is wrong"),
-        widget=forms.Textarea(attrs={"rows": 5}),
-        max_length=MAX_TEXT,
-        help_text=TEXT_HELP,
+    section_id = schema_field(SCHEMA["section_id"], label=_("Section id"))
+    challenge_type = schema_field(SCHEMA["challenge_type"], label=_("Type of challenge"))
+    what_is_wrong = schema_field(
+        SCHEMA["what_is_wrong"], label=_("What is wrong"), widget=_textarea(5), help_text=TEXT_HELP
     )
-    proposed_replacement = forms.CharField(
+    proposed_replacement = schema_field(
+        SCHEMA["proposed_replacement"],
         label=_("What should replace it"),
-        widget=forms.Textarea(attrs={"rows": 5}),
-        max_length=MAX_TEXT,
+        widget=_textarea(5),
         help_text=TEXT_HELP,
     )
+    # Citations are a list in the schema; here one per line, parsed by payload().
     citations = forms.CharField(
         label=_("Citations (method)"),
         required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
+        widget=_textarea(3),
         help_text=_(
             "One per line: a URL or DOI, a space, and the date you accessed it "
             "(YYYY-MM-DD). At most %(n)s."
         )
         % {"n": MAX_CITATIONS},
     )
-    counter_example = forms.CharField(
-        label=_("Worked counter-example (method)"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        max_length=MAX_TEXT,
+    counter_example = schema_field(
+        SCHEMA["counter_example"], label=_("Worked counter-example (method)"), widget=_textarea(3)
     )
-    market = forms.ChoiceField(
-        label=_("Market (locality)"),
-        required=False,
-        choices=[("", "—")] + [(m, m) for m in MARKETS],
-    )
-    channel = forms.CharField(label=_("Channel (locality)"), required=False, max_length=300)
-    convention = forms.CharField(
+    market = schema_field(SCHEMA["market"], label=_("Market (locality)"))
+    channel = schema_field(SCHEMA["channel"], label=_("Channel (locality)"))
+    convention = schema_field(
+        SCHEMA["convention"],
         label=_("Convention the method misdescribes (locality)"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        max_length=MAX_TEXT,
+        widget=_textarea(3),
     )
-    situation_id = forms.CharField(
-        label=_("Situation id, if any (locality)"), required=False, max_length=80
-    )
-    eligible_runs = forms.IntegerField(
-        label=_("Eligible runs (scoring)"), required=False, min_value=0
-    )
-    successes = forms.IntegerField(label=_("Successes (scoring)"), required=False, min_value=0)
+    situation_id = schema_field(SCHEMA["situation_id"], label=_("Situation id, if any (locality)"))
+    eligible_runs = scoring_field("eligible_runs", label=_("Eligible runs (scoring)"))
+    successes = scoring_field("successes", label=_("Successes (scoring)"))
     success_latencies = forms.CharField(
         label=_("Latencies of successful runs in seconds (scoring)"),
         required=False,
         help_text=_("Comma-separated numbers."),
     )
-    total_cost_usd = forms.DecimalField(
-        label=_("Total eligible cost in USD (scoring)"),
-        required=False,
-        min_value=0,
-        max_digits=14,
-        decimal_places=6,
+    total_cost_usd = scoring_field(
+        "total_cost_usd", label=_("Total eligible cost in USD (scoring)")
     )
-    claimed_metric = forms.ChoiceField(
-        label=_("Figure you computed (scoring)"),
-        required=False,
-        choices=[("", "—")] + [(m, m) for m in SCORING_METRICS],
+    claimed_metric = schema_field(
+        SCHEMA["claimed_metric"], label=_("Figure you computed (scoring)")
     )
-    claimed_value = forms.FloatField(label=_("Its value (scoring)"), required=False)
-    contact_email = forms.EmailField(
+    claimed_value = schema_field(SCHEMA["claimed_value"], label=_("Its value (scoring)"))
+    contact_email = schema_field(
+        SCHEMA["contact_email"],
         label=_("Contact e-mail"),
         help_text=_(
             "Never published. We send a link to confirm it before anyone screens the challenge."
         ),
     )
-    public_name = forms.CharField(label=_("Public name (optional)"), required=False, max_length=80)
+    public_name = schema_field(SCHEMA["public_name"], label=_("Public name (optional)"))
     # A field people never see: a value means a robot filled the form.
     website = forms.CharField(
         required=False,

@@ -22,7 +22,9 @@ WORKFLOWS = [
 ]
 
 
-@pytest.mark.parametrize(("record", "event", "table"), WORKFLOWS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    ("record", "event", "table"), WORKFLOWS, ids=lambda v: getattr(v, "__name__", "")
+)
 def test_every_workflow_is_a_table_of_moves_with_decision_events(record, event, table):
     assert issubclass(event, DecisionEvent)
     assert event._meta.get_field("role") and event._meta.get_field("reason")

@@ -15,6 +15,7 @@ from submissions.challenges import (
     challenge_transition,
     confirmation_token,
 )
+from submissions.forms import SCHEMA, ChallengeForm
 from submissions.models import Challenge, ChallengeEvent, ChallengeState
 
 pytestmark = pytest.mark.django_db
@@ -364,3 +365,14 @@ def test_notifications_go_through_the_persistent_outbox(
         )
     assert OutboxMessage.objects.filter(to="challenger@example.org").count() == 2
     assert len(mail.outbox) == 3
+
+
+def test_the_public_form_takes_its_constraints_from_the_one_challenge_schema():
+    """A limit changed in ChallengeSerializer changes the form: the schema is declared once."""
+    # Citations are a list in the schema and lines of text on the form; payload() parses them.
+    shared = [name for name in ChallengeForm.base_fields if name in SCHEMA and name != "citations"]
+    assert len(shared) >= 12
+    for name in shared:
+        form_field, schema = ChallengeForm.base_fields[name], SCHEMA[name]
+        assert form_field.required == schema.required, name
+        assert getattr(form_field, "max_length", None) == getattr(schema, "max_length", None), name
