@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from tests.factories import SnapshotFactory, StaffFactory, SystemFactory, UserFactory
 from tests.support import require
 
 
@@ -228,34 +229,15 @@ def eager_celery(settings):
 @pytest.fixture
 def operator(canonical_content):
     """The operator of an official snapshot (acme-agent 2.1), as attempt payloads name it."""
-    from django.contrib.auth.models import User
-
-    from submissions.models import DataStatus, System, SystemSnapshot, Track
-
-    user = User.objects.create_user("operator", password="pw-for-tests-only")
-    system = System.objects.create(
-        slug="acme-agent", name="Acme Agent", operator="Acme", operator_account=user
-    )
-    SystemSnapshot.objects.create(
-        system=system,
-        version="2.1",
-        snapshot_date="2026-11-01",
-        orchestrator="acme-orch",
-        routable_models=["openai/gpt-x", "local/router"],
-        tools=["browser", "maps"],
-        memory="session",
-        track=Track.SIMULATOR,
-        data_status=DataStatus.OFFICIAL,
-    )
+    user = UserFactory(username="operator")
+    SnapshotFactory(system=SystemFactory(operator_account=user))
     return user
 
 
 @pytest.fixture
 def staff(operator):
     """MICA staff; the operator's snapshot exists, as staff rerun registered snapshots."""
-    from django.contrib.auth.models import User
-
-    return User.objects.create_user("mica-staff", password="pw-for-tests-only", is_staff=True)
+    return StaffFactory(username="mica-staff")
 
 
 # A transactional test flushes the database when it ends. The next test that needs the

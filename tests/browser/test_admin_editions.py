@@ -1,16 +1,16 @@
 """The method lead sets an edition's thresholds and publishes it, clicking through the admin."""
 
 import pytest
-from django.contrib.auth.models import User
 
 from mica.methodology.models import Edition
 from tests.browser.conftest import assert_accessible
+from tests.factories import LeadFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def sign_in(page, site):
-    User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    LeadFactory()
     page.goto(f"{site}/admin/login/")
     page.fill("#id_username", "lead")
     page.fill("#id_password", "pw-for-tests-only")

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from tests.browser.conftest import assert_accessible
+from tests.factories import LeadFactory
 
 pytestmark = pytest.mark.browser
 
@@ -13,9 +14,8 @@ PLAIN = re.compile(r"^[\w\s.,;:()\-–·%]+$")
 
 @pytest.fixture
 def lead(site):
-    from django.contrib.auth.models import User
 
-    User.objects.create_superuser("history-lead", "lead@example.org", "pw-for-tests-only")
+    LeadFactory(username="history-lead")
     return "history-lead", "pw-for-tests-only"
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.browser.conftest import assert_accessible
+from tests.factories import StaffFactory
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +37,6 @@ def test_filing_by_keyboard(page, site):
 
 
 def test_a_screened_challenge_page(page, site):
-    from django.contrib.auth.models import User
 
     from submissions.challenges import (
         challenge_confirm,
@@ -44,9 +44,9 @@ def test_a_screened_challenge_page(page, site):
         challenge_transition,
         confirmation_token,
     )
-    from tests.submissions.test_challenges import payload
+    from tests.factories import challenge_payload as payload
 
-    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
+    editor = StaffFactory(username="editor")
     challenge, _created = challenge_file(payload=payload(what_is_wrong="<b>not bold</b>"))
     challenge_confirm(token=confirmation_token(challenge))
     challenge_transition(

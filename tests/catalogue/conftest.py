@@ -1,29 +1,18 @@
-import datetime
-
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Permission
 
 from catalogue.models import LocalReview, TaskDefinition
-from markets.models import CompetenceRole, Market, MarketCompetence
-
-
-def grant(user, code, role, verified_by, days=90):
-    MarketCompetence.objects.create(
-        user=user,
-        market=Market.objects.get(code=code),
-        role=role,
-        verified_by=verified_by,
-        valid_until=datetime.date.today() + datetime.timedelta(days=days),
-    )
+from markets.models import CompetenceRole, Market
+from tests.factories import LeadFactory, StaffFactory, grant
 
 
 @pytest.fixture
 def people(canonical_content):
     """An author and two independent reviewers for KR, and a JP-only reviewer."""
-    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    lead = LeadFactory()
     users = {"lead": lead}
     for name in ("author", "reviewer", "second_reviewer", "jp_reviewer"):
-        user = User.objects.create_user(name, password="pw-for-tests-only", is_staff=True)
+        user = StaffFactory(username=name)
         user.user_permissions.add(*Permission.objects.filter(content_type__app_label="catalogue"))
         users[name] = user
     grant(users["author"], "KR", CompetenceRole.AUTHOR, lead)

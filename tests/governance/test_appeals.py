@@ -1,21 +1,28 @@
 """Appeals: only against a decision, decided by someone other than the decider, in public."""
 
 import pytest
-from django.contrib.auth.models import User
 
 from governance.models import AppealState
 from governance.services import appeal_decide, appeal_file
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from submissions.challenges import challenge_transition
-from tests.submissions.test_challenges import confirmed_challenge
+from tests.factories import (
+    LeadFactory,
+    SnapshotFactory,
+    StaffFactory,
+    api_auth,
+    attempt_payload,
+    confirmed_challenge,
+    grant,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def decided(canonical_content):
-    first = User.objects.create_superuser("lead-a", "a@example.org", "pw-for-tests-only")
-    second = User.objects.create_superuser("lead-b", "b@example.org", "pw-for-tests-only")
+    first = LeadFactory(username="lead-a")
+    second = LeadFactory(username="lead-b")
     challenge = confirmed_challenge()
     with pytest.raises(ValidationFailed):
         appeal_file(challenge=challenge, grounds="Too early.")
@@ -78,7 +85,6 @@ def test_appeals_are_filed_and_shown_publicly(client, decided):
 
 
 def test_declared_conflicts_and_holdout_access_block_approvals(canonical_content):
-    import copy
     import json
 
     from django.test import Client
@@ -87,13 +93,10 @@ def test_declared_conflicts_and_holdout_access_block_approvals(canonical_content
     from catalogue.workflows import review_transition
     from governance.models import PersonDeclaration
     from markets.models import CompetenceRole, Market
-    from submissions.models import System
-    from tests.catalogue.conftest import grant
-    from tests.submissions.conftest import BASE, auth
 
-    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
-    author = User.objects.create_user("author", password="pw-for-tests-only", is_staff=True)
-    reviewer = User.objects.create_user("reviewer", password="pw-for-tests-only", is_staff=True)
+    lead = LeadFactory()
+    author = StaffFactory(username="author")
+    reviewer = StaffFactory(username="reviewer")
     kr = Market.objects.get(code="KR")
     grant(author, "KR", CompetenceRole.AUTHOR, lead)
     grant(reviewer, "KR", CompetenceRole.REVIEWER, lead)
@@ -101,24 +104,11 @@ def test_declared_conflicts_and_holdout_access_block_approvals(canonical_content
     review = LocalReview.objects.create(version=task.current_version, market=kr, author=author)
     review_transition(review_id=review.pk, action="submit", actor=author)
 
-    system = System.objects.create(slug="acme-agent", name="Acme", operator="Acme")
-    from submissions.models import SystemSnapshot
-
-    SystemSnapshot.objects.create(
-        system=system,
-        version="2.1",
-        snapshot_date="2026-11-01",
-        orchestrator="o",
-        routable_models=["openai/gpt-x", "local/router"],
-        tools=["browser"],
-        memory="m",
-        track="simulator",
-        data_status="official",
-    )
-    payload = copy.deepcopy(BASE)
+    system = SnapshotFactory().system
+    payload = attempt_payload()
     payload.update(verification="independent-rerun", situations=[])
     Client().post(
-        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **auth(lead)
+        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **api_auth(lead)
     )
 
     declaration = PersonDeclaration.objects.create(user=reviewer)

@@ -1,6 +1,5 @@
 """The gate on real records: blockers in order, fail closed, withheld aggregates."""
 
-import copy
 import json
 
 import pytest
@@ -10,16 +9,16 @@ from governance.gate import cell_recompute, gate_recompute_all
 from governance.models import GateCell
 from mica.methodology.models import Edition
 from submissions.models import Attempt, SystemSnapshot
-from tests.submissions.conftest import BASE, auth
+from tests.factories import api_auth, attempt_payload
 
 pytestmark = pytest.mark.django_db
 
 
 def record(client, user, **changes):
-    payload = copy.deepcopy(BASE)
+    payload = attempt_payload()
     payload.update(changes)
     response = client.post(
-        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **auth(user)
+        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **api_auth(user)
     )
     assert response.status_code == 201, response.json()
 

@@ -4,6 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from governance.models import GateCell
+from tests.factories import api_auth, attempt_payload
 
 pytestmark = pytest.mark.django_db
 
@@ -100,20 +101,21 @@ def test_results_page_runs_a_constant_number_of_queries(
 
 
 def test_eligible_cells_get_a_table_with_intervals_and_honest_ranks(client, staff):
-    import copy
     import json
 
     from mica.methodology.models import Edition
-    from tests.submissions.conftest import BASE, auth
 
     Edition.objects.update(min_eligible_runs=1, min_coverage=1)
     for n, market in enumerate(["KR", "JP"]):
-        payload = copy.deepcopy(BASE)
+        payload = attempt_payload()
         payload.update(
             attempt_id=f"acme-{n}", market=market, situations=[], verification="independent-rerun"
         )
         response = client.post(
-            "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **auth(staff)
+            "/api/v1/attempts/",
+            json.dumps(payload),
+            content_type="application/json",
+            **api_auth(staff),
         )
         assert response.status_code == 201, response.json()
     page = client.get("/results/").text

@@ -1,26 +1,19 @@
-import datetime
-
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Permission
 
-from markets.models import CompetenceRole, Market, MarketCompetence
+from markets.models import CompetenceRole
+from tests.factories import LeadFactory, StaffFactory, grant
 
 
 @pytest.fixture
 def lead(db):
-    return User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    return LeadFactory()
 
 
 @pytest.fixture
 def kr_editor(canonical_content, lead):
     """A staff user whose only current competence is for KR."""
-    user = User.objects.create_user("kr-editor", password="pw-for-tests-only", is_staff=True)
+    user = StaffFactory(username="kr-editor")
     user.user_permissions.add(*Permission.objects.filter(content_type__app_label="markets"))
-    MarketCompetence.objects.create(
-        user=user,
-        market=Market.objects.get(code="KR"),
-        role=CompetenceRole.AUTHOR,
-        verified_by=lead,
-        valid_until=datetime.date.today() + datetime.timedelta(days=90),
-    )
+    grant(user, "KR", CompetenceRole.AUTHOR, lead)
     return user

@@ -9,20 +9,20 @@ import re
 
 import pytest
 from django import forms
-from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
 from mica.history import history_column_errors, tracked_models
 from mica.methodology.models import ChapterItem, Edition
+from tests.factories import LeadFactory, StaffFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def lead(client, canonical_content):
-    user = User.objects.create_superuser("history-lead", "lead@example.org", "pw-for-tests-only")
+    user = LeadFactory(username="history-lead")
     client.force_login(user)
     return user
 
@@ -329,21 +329,15 @@ def test_the_change_form_keeps_both_language_fields(client, lead):
 
 
 def test_a_local_editor_reads_only_the_history_of_their_markets(client, lead):
-    import datetime
 
     from django.contrib.auth.models import Permission
 
-    from markets.models import CompetenceRole, IntegrationSituation, Market, MarketCompetence
+    from markets.models import CompetenceRole, IntegrationSituation
+    from tests.factories import grant
 
-    editor = User.objects.create_user("kr-editor", password="pw-for-tests-only", is_staff=True)
+    editor = StaffFactory(username="kr-editor")
     editor.user_permissions.add(*Permission.objects.filter(content_type__app_label="markets"))
-    MarketCompetence.objects.create(
-        user=editor,
-        market=Market.objects.get(code="KR"),
-        role=CompetenceRole.AUTHOR,
-        verified_by=lead,
-        valid_until=datetime.date.today() + datetime.timedelta(days=90),
-    )
+    grant(editor, "KR", CompetenceRole.AUTHOR, lead)
     client.force_login(editor)
     situations = IntegrationSituation.objects.filter(market_edition__edition__status="draft")
     kr = situations.filter(market_edition__market__code="KR").first()

@@ -45,6 +45,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests import census
+from tests.factories import SnapshotFactory, SystemFactory, attempt_payload
 
 RULE = "Nothing acknowledged is lost: a success answer means the row is committed."
 
@@ -330,33 +331,9 @@ def a_system_submission():
 
 def the_operator(ctx):
     """The operator of an official snapshot (acme-agent 2.1), as attempt payloads name it."""
-    from submissions.models import DataStatus, System, SystemSnapshot, Track
-
     user = ctx.user("census-operator")
-    system, _created = System.objects.get_or_create(
-        slug="acme-agent",
-        defaults={"name": "Acme Agent", "operator": "Acme", "operator_account": user},
-    )
-    SystemSnapshot.objects.get_or_create(
-        system=system,
-        version="2.1",
-        defaults={
-            "snapshot_date": "2026-11-01",
-            "orchestrator": "acme-orch",
-            "routable_models": ["openai/gpt-x", "local/router"],
-            "tools": ["browser", "maps"],
-            "memory": "session",
-            "track": Track.SIMULATOR,
-            "data_status": DataStatus.OFFICIAL,
-        },
-    )
+    SnapshotFactory(system=SystemFactory(operator_account=user))
     return user
-
-
-def attempt_payload(attempt_id):
-    from tests.submissions.conftest import BASE
-
-    return {**json.loads(json.dumps(BASE)), "attempt_id": attempt_id}
 
 
 def an_attempt(ctx):
@@ -364,7 +341,7 @@ def an_attempt(ctx):
 
     operator = the_operator(ctx)
     [(attempt, _created)] = attempts_ingest_batch(
-        payloads=[attempt_payload(f"census-{uuid.uuid4().hex[:12]}")], actor=operator
+        payloads=[attempt_payload(attempt_id=f"census-{uuid.uuid4().hex[:12]}")], actor=operator
     )
     return attempt
 
@@ -555,7 +532,7 @@ def case_attempt_batch_api(ctx):
     response = post_json(
         ctx.client(),
         "/api/v1/attempts/",
-        [attempt_payload(attempt_id) for attempt_id in ids],
+        [attempt_payload(attempt_id=attempt_id) for attempt_id in ids],
         **token_header(operator),
     )
     assert response.status_code == 201, response.content
@@ -1785,7 +1762,7 @@ def case_ingest_attempts(ctx):
     path = ctx.tmp_path / "attempts.jsonl"
     path.write_text(
         "".join(
-            json.dumps({**attempt_payload(i), "verification": "independent-rerun"}) + "\n"
+            json.dumps(attempt_payload(attempt_id=i, verification="independent-rerun")) + "\n"
             for i in ids
         )
     )

@@ -1,6 +1,5 @@
 """Challenges: typed evidence, the recompute job, the workflow, privacy and inert text."""
 
-import copy
 import json
 
 import pytest
@@ -17,19 +16,9 @@ from submissions.challenges import (
 )
 from submissions.forms import SCHEMA, ChallengeForm
 from submissions.models import Challenge, ChallengeEvent, ChallengeState
+from tests.factories import LeadFactory, StaffFactory, challenge_payload, confirmed_challenge
 
 pytestmark = pytest.mark.django_db
-
-BASE = {
-    "edition": "preview-0.1",
-    "section_id": "world-first-claim",
-    "challenge_type": "method",
-    "what_is_wrong": "The scope claim overlooks an earlier benchmark.",
-    "proposed_replacement": "Narrow the claim to outcome-verified execution.",
-    "citations": [{"source": "https://example.org/paper", "accessed": "2026-11-20"}],
-    "contact_email": "Challenger@Example.org",
-    "language": "en",
-}
 
 
 @pytest.fixture
@@ -43,18 +32,12 @@ def eager():
     app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
 
 
-def payload(**changes):
-    data = copy.deepcopy(BASE)
-    data.update(changes)
-    return data
-
-
 def test_a_sound_method_challenge_is_received_privately_and_mailed(
     client, canonical_content, eager, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
-            "/api/v1/challenges/", json.dumps(payload()), content_type="application/json"
+            "/api/v1/challenges/", json.dumps(challenge_payload()), content_type="application/json"
         )
     assert response.status_code == 201
     challenge = Challenge.objects.get()
@@ -93,7 +76,7 @@ def test_a_sound_method_challenge_is_received_privately_and_mailed(
 )
 def test_each_rule_alone_is_a_field_error(canonical_content, changes, field):
     with pytest.raises(ValidationFailed) as refused:
-        challenge_file(payload=payload(**changes))
+        challenge_file(payload=challenge_payload(**changes))
     assert field in refused.value.field_errors
     assert not Challenge.objects.exists()
 
@@ -133,7 +116,7 @@ def test_the_form_files_a_challenge_and_ignores_robots(client, canonical_content
 def test_scoring_challenges_recompute_themselves(
     canonical_content, eager, claimed, reproduced, django_capture_on_commit_callbacks
 ):
-    scoring_payload = payload(
+    scoring_payload = challenge_payload(
         challenge_type="scoring",
         citations=[],
         claimed_metric="accuracy",
@@ -152,18 +135,11 @@ def test_scoring_challenges_recompute_themselves(
     assert challenge.recompute["reproduced"] is reproduced
 
 
-def confirmed_challenge():
-    challenge, _created = challenge_file(payload=payload())
-    challenge_confirm(token=confirmation_token(challenge))
-    return challenge
-
-
 @pytest.mark.parametrize("state", list(ChallengeState))
 @pytest.mark.parametrize("action", sorted({a for _s, a in CHALLENGE_TRANSITIONS}))
 def test_every_workflow_pair(canonical_content, state, action):
-    from django.contrib.auth.models import User
 
-    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
+    lead = LeadFactory()
     challenge = confirmed_challenge()
     Challenge.objects.filter(pk=challenge.pk).update(state=state)
     move = CHALLENGE_TRANSITIONS.get((state, action))
@@ -184,10 +160,9 @@ def test_every_workflow_pair(canonical_content, state, action):
 
 
 def test_roles_reasons_and_confirmation_are_required(canonical_content):
-    from django.contrib.auth.models import User
 
-    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
-    challenge, _created = challenge_file(payload=payload())
+    editor = StaffFactory(username="editor")
+    challenge, _created = challenge_file(payload=challenge_payload())
     with pytest.raises(ValidationFailed):
         challenge_transition(
             challenge_id=challenge.pk, action="screen", reason="ok", actor=editor
@@ -210,9 +185,8 @@ def test_roles_reasons_and_confirmation_are_required(canonical_content):
 
 
 def test_a_screened_challenge_is_public_and_marks_its_claim(client, canonical_content):
-    from django.contrib.auth.models import User
 
-    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
+    editor = StaffFactory(username="editor")
     challenge = confirmed_challenge()
     challenge_transition(
         challenge_id=challenge.pk, action="screen", reason="In scope.", actor=editor
@@ -226,11 +200,10 @@ def test_a_screened_challenge_is_public_and_marks_its_claim(client, canonical_co
 
 
 def test_script_and_html_are_inert(client, canonical_content):
-    from django.contrib.auth.models import User
 
-    editor = User.objects.create_user("editor", password="pw-for-tests-only", is_staff=True)
+    editor = StaffFactory(username="editor")
     challenge, _created = challenge_file(
-        payload=payload(
+        payload=challenge_payload(
             what_is_wrong='<script>alert("x")</script><img src=x onerror=alert(1)>',
             public_name="<b>bold</b>",
         )
@@ -263,9 +236,8 @@ def test_unknown_or_hostile_challenge_paths(client, canonical_content):
 
 
 def test_the_admin_triage_queue_shows_ages_and_decides(client, canonical_content):
-    from django.contrib.auth.models import User
 
-    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
+    lead = LeadFactory()
     client.force_login(lead)
     challenge = confirmed_challenge()
     queue = client.get("/admin/submissions/challenge/")
@@ -287,10 +259,9 @@ def test_a_correction_appears_wherever_its_claim_appears(client, canonical_conte
     """The parity walk: every place the claim is rendered carries its correction."""
     from io import StringIO
 
-    from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    lead = User.objects.create_superuser("lead", "l@example.org", "pw-for-tests-only")
+    lead = LeadFactory()
     challenge = confirmed_challenge()
     for action in ("screen", "triage"):
         challenge_transition(challenge_id=challenge.pk, action=action, reason="Yes.", actor=lead)
@@ -331,7 +302,7 @@ def test_a_flood_is_throttled_and_changes_no_public_page(client, canonical_conte
     before = client.get("/challenges/").content
     statuses = []
     for n in range(12):
-        body = payload(idempotency_key=f"flood-{n}", contact_email="flood@example.org")
+        body = challenge_payload(idempotency_key=f"flood-{n}", contact_email="flood@example.org")
         statuses.append(
             client.post(
                 "/api/v1/challenges/", json.dumps(body), content_type="application/json"
@@ -351,7 +322,7 @@ def test_notifications_go_through_the_persistent_outbox(
 
     User.objects.create_user("editor", "editor@mica.example", "pw-for-tests-only", is_staff=True)
     with django_capture_on_commit_callbacks(execute=True):
-        challenge, _created = challenge_file(payload=payload(language="ko"))
+        challenge, _created = challenge_file(payload=challenge_payload(language="ko"))
     recipients = sorted(m.to for m in OutboxMessage.objects.all())
     assert recipients == ["challenger@example.org", "editor@mica.example"]
     assert all(m.state == OutboxState.SENT for m in OutboxMessage.objects.all())

@@ -9,7 +9,7 @@ from django.test import Client
 
 from submissions import throttle
 from submissions.models import Challenge
-from tests.submissions.test_challenges import payload
+from tests.factories import challenge_payload as payload
 from tests.support import require
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

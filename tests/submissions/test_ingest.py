@@ -6,7 +6,7 @@ import pytest
 
 from governance.models import GateCell
 from submissions.models import Attempt
-from tests.submissions.conftest import auth
+from tests.factories import api_auth
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +15,7 @@ URL = "/api/v1/attempts/"
 
 def post(client, user, body, raw=False):
     data = body if raw else json.dumps(body)
-    return client.post(URL, data, content_type="application/json", **auth(user))
+    return client.post(URL, data, content_type="application/json", **api_auth(user))
 
 
 def test_a_sound_attempt_is_recorded_and_its_cell_computed(

@@ -4,11 +4,11 @@ import json
 
 import pytest
 from django.contrib.admin.models import LogEntry
-from django.contrib.auth.models import User
 
 from mica.errors import InvalidTransition, ValidationFailed
 from submissions.models import SubmissionState, SystemSnapshot, SystemSubmission
 from submissions.system_submissions import system_submission_decide, system_submission_file
+from tests.factories import LeadFactory, StaffFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +70,7 @@ def test_accepting_creates_the_immutable_snapshot(client, canonical_content):
         "/api/v1/system-submissions/", json.dumps(BASE), content_type="application/json"
     )
     assert response.status_code == 201
-    staff = User.objects.create_user("staff", password="pw-for-tests-only", is_staff=True)
+    staff = StaffFactory(username="staff")
     submission = SystemSubmission.objects.get()
     decided = system_submission_decide(
         submission_id=submission.pk, accept=True, reason="Complete declaration.", actor=staff
@@ -90,7 +90,7 @@ def test_the_form_in_korean_shows_field_errors(client, canonical_content):
 
 def test_staff_decide_in_the_admin(client, canonical_content):
     submission = system_submission_file(payload=BASE)
-    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    lead = LeadFactory()
     client.force_login(lead)
     refused = client.post(
         f"/ko/admin/submissions/systemsubmission/{submission.pk}/change/",

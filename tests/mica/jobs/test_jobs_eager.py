@@ -1,13 +1,13 @@
 """JobRun through the embedded profile: tasks run in-process after commit."""
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import override_settings
 
 from mica.jobs.models import JobRun, JobState
 from mica.jobs.services import job_run_enqueue
 from mica.methodology.models import Edition
 from mica.site.tasks import content_reload
+from tests.factories import LeadFactory, StaffFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +54,7 @@ def test_a_finished_run_is_not_run_twice(django_capture_on_commit_callbacks):
 
 
 def test_admin_lists_runs_with_progress_bars(client, django_capture_on_commit_callbacks):
-    admin = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    admin = LeadFactory()
     client.force_login(admin)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post("/admin/jobs/jobrun/start/reload-content/")
@@ -68,7 +68,7 @@ def test_admin_lists_runs_with_progress_bars(client, django_capture_on_commit_ca
 
 
 def test_only_superusers_reload_content(client):
-    staff = User.objects.create_user("author", password="pw-for-tests-only", is_staff=True)
+    staff = StaffFactory(username="author")
     from django.contrib.auth.models import Permission
 
     staff.user_permissions.add(Permission.objects.get(codename="view_jobrun"))
@@ -81,7 +81,7 @@ def test_superusers_start_the_export_and_gate_jobs_from_the_job_list(
     client, canonical_content, settings, tmp_path, django_capture_on_commit_callbacks
 ):
     settings.EXPORT_DIR = tmp_path
-    admin = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    admin = LeadFactory()
     client.force_login(admin)
     korean = client.get("/ko/admin/jobs/jobrun/").text
     assert "내보내기 다시 만들기" in korean and "공개 관문 다시 실행" in korean

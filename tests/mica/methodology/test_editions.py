@@ -1,18 +1,18 @@
 """Editions: a draft copy, publishing with its refusals, immutability, archive and diff."""
 
 import pytest
-from django.contrib.auth.models import User
 
 from mica.errors import ValidationFailed
 from mica.methodology.models import ChapterItem, Edition
 from mica.methodology.services import claim_korean_approve, edition_publish, edition_start_draft
+from tests.factories import LeadFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def lead(canonical_content):
-    return User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    return LeadFactory()
 
 
 @pytest.fixture

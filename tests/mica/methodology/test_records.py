@@ -1,10 +1,10 @@
 """Section ids, placeholders and references are checked where editors type them."""
 
 import pytest
-from django.contrib.auth.models import User
 
 from mica.methodology.models import Chapter, ChapterItem, Edition, GlossaryTerm
 from mica.methodology.services import section_record_errors
+from tests.factories import LeadFactory
 from tests.support import fields_missing_korean
 
 pytestmark = pytest.mark.django_db
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def editor(client, canonical_content):
-    user = User.objects.create_superuser("editor", "editor@example.org", "pw-for-tests-only")
+    user = LeadFactory(username="editor")
     client.force_login(user)
     return user
 

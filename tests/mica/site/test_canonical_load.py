@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from catalogue.models import TaskDefinition, TaskVersion
@@ -19,6 +18,7 @@ from mica.content.loading import content_load, fields_digest
 from mica.content.models import LoadedRecord
 from mica.methodology.models import ChapterItem
 from tests.census import form_data
+from tests.factories import LeadFactory
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def editor(canonical_content, client):
-    user = User.objects.create_superuser("editor", "editor@example.org", "pw-for-tests-only")
+    user = LeadFactory(username="editor")
     client.force_login(user)
     return client
 

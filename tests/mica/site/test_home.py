@@ -1,12 +1,10 @@
 """The home page: a ledger counted from the records, the method's own words, both languages."""
 
-import copy
 import html
 import json
 import re
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from catalogue.models import Lifecycle, LocalReview, MarketApplicability, TaskDefinition, TaskSet
@@ -16,8 +14,7 @@ from governance.models import GateCell
 from markets.models import CompetenceRole, Market
 from mica.methodology.models import ContractItem, ContractSection, Edition, GlossaryTerm
 from mica.vocabulary import DiagnosticAxis
-from tests.catalogue.conftest import grant
-from tests.submissions.conftest import BASE, auth
+from tests.factories import LeadFactory, StaffFactory, api_auth, attempt_payload, grant
 
 pytestmark = pytest.mark.django_db
 
@@ -36,9 +33,9 @@ HOME_QUERIES = 11
 @pytest.fixture
 def editors(canonical_content):
     """A method lead, a KR author and a KR reviewer who is not the author."""
-    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
-    author = User.objects.create_user("author", password="pw-for-tests-only", is_staff=True)
-    reviewer = User.objects.create_user("reviewer", password="pw-for-tests-only", is_staff=True)
+    lead = LeadFactory()
+    author = StaffFactory(username="author")
+    reviewer = StaffFactory(username="reviewer")
     grant(author, "KR", CompetenceRole.AUTHOR, lead)
     grant(reviewer, "KR", CompetenceRole.REVIEWER, lead)
     return {"lead": lead, "author": author, "reviewer": reviewer}
@@ -66,10 +63,10 @@ def public_tasks(lifecycle):
 
 
 def record_attempt(client, user, **changes):
-    payload = copy.deepcopy(BASE)
+    payload = attempt_payload()
     payload.update(changes)
     response = client.post(
-        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **auth(user)
+        "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **api_auth(user)
     )
     assert response.status_code == 201, response.json()
 

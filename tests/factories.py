@@ -1,0 +1,183 @@
+"""The builders tests share: people with competences, systems and snapshots, attempt and
+challenge payloads. One place, so a change to a record's shape is made once."""
+
+import copy
+import datetime
+
+import factory
+from django.contrib.auth.models import Permission, User
+from factory.django import DjangoModelFactory
+from rest_framework.authtoken.models import Token
+
+from markets.models import CompetenceRole, Market, MarketCompetence
+from submissions.challenges import challenge_confirm, challenge_file, confirmation_token
+from submissions.models import DataStatus, System, SystemSnapshot, Track
+
+PASSWORD = "pw-for-tests-only"
+
+
+class UserFactory(DjangoModelFactory):
+    """A person. `app_permissions=("catalogue",)` grants every permission of those apps."""
+
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"person-{n}")
+    email = factory.LazyAttribute(lambda person: f"{person.username}@example.org")
+    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+
+    @factory.post_generation
+    def app_permissions(self, create, apps):
+        if create and apps:
+            self.user_permissions.add(*Permission.objects.filter(content_type__app_label__in=apps))
+        if create:
+            self.save()
+
+
+class StaffFactory(UserFactory):
+    is_staff = True
+
+
+class LeadFactory(UserFactory):
+    """The MICA lead: a superuser, who verifies competences."""
+
+    username = "lead"
+    is_staff = True
+    is_superuser = True
+
+
+class CompetenceFactory(DjangoModelFactory):
+    """A verified competence of one person for one market, valid for 90 more days."""
+
+    class Meta:
+        model = MarketCompetence
+
+    user = factory.SubFactory(StaffFactory)
+    market = factory.LazyAttribute(lambda competence: Market.objects.get(code=competence.code))
+    role = CompetenceRole.AUTHOR
+    verified_by = factory.SubFactory(LeadFactory)
+    valid_until = factory.LazyFunction(lambda: datetime.date.today() + datetime.timedelta(days=90))
+
+    class Params:
+        code = "KR"
+
+
+def grant(user, code, role, verified_by, days=90):
+    """Give `user` a competence for market `code`, verified by `verified_by`."""
+    return CompetenceFactory(
+        user=user,
+        code=code,
+        role=role,
+        verified_by=verified_by,
+        valid_until=datetime.date.today() + datetime.timedelta(days=days),
+    )
+
+
+class SystemFactory(DjangoModelFactory):
+    class Meta:
+        model = System
+        django_get_or_create = ("slug",)
+
+    slug = "acme-agent"
+    name = "Acme Agent"
+    operator = "Acme"
+
+
+class SnapshotFactory(DjangoModelFactory):
+    """An official simulator snapshot, acme-agent 2.1 unless told otherwise."""
+
+    class Meta:
+        model = SystemSnapshot
+        django_get_or_create = ("system", "version")
+
+    system = factory.SubFactory(SystemFactory)
+    version = "2.1"
+    snapshot_date = "2026-11-01"
+    orchestrator = "acme-orch"
+    routable_models = factory.LazyFunction(lambda: ["openai/gpt-x", "local/router"])
+    tools = factory.LazyFunction(lambda: ["browser", "maps"])
+    memory = "session"
+    track = Track.SIMULATOR
+    data_status = DataStatus.OFFICIAL
+
+
+def api_auth(user):
+    """The header that signs an API request in as `user`."""
+    token, _ = Token.objects.get_or_create(user=user)
+    return {"HTTP_AUTHORIZATION": f"Token {token.key}"}
+
+
+ATTEMPT = {
+    "attempt_id": "acme-kr-001",
+    "snapshot": {"system": "acme-agent", "version": "2.1"},
+    "task": "ec-reschedule-three-party",
+    "task_version": "1.0.0",
+    "market": "KR",
+    "situations": ["kr-super-app-signed-in-flow"],
+    "verification": "self-reported",
+    "outcome": "confirmed-success",
+    "accuracy": 1,
+    "wall_clock_seconds": 300.0,
+    "model_cost_usd": "0.030000000",
+    "tool_cost_usd": "0.005000000",
+    "observed_cost_usd": "0.035000000",
+    "tools_used": ["browser"],
+    "redacted_trace_id": "trace-001",
+    "invocations": [
+        {
+            "order": 1,
+            "provider": "openai",
+            "model": "gpt-x",
+            "model_version": "2026-10",
+            "purpose": "plan",
+            "input_tokens": 1200,
+            "output_tokens": 300,
+            "latency_seconds": 4.5,
+            "cost_usd": "0.020000000",
+        },
+        {
+            "order": 2,
+            "provider": "local",
+            "model": "router",
+            "model_version": "1",
+            "purpose": "route",
+            "input_tokens": 200,
+            "output_tokens": 20,
+            "latency_seconds": 0.4,
+            "cost_usd": "0.010000000",
+        },
+    ],
+    "evidence": [
+        {"evidence_id": "ev-1", "evidence_type": "post-action-readback", "sha256": "a" * 64}
+    ],
+}
+
+CHALLENGE = {
+    "edition": "preview-0.1",
+    "section_id": "world-first-claim",
+    "challenge_type": "method",
+    "what_is_wrong": "The scope claim overlooks an earlier benchmark.",
+    "proposed_replacement": "Narrow the claim to outcome-verified execution.",
+    "citations": [{"source": "https://example.org/paper", "accessed": "2026-11-20"}],
+    "contact_email": "Challenger@Example.org",
+    "language": "en",
+}
+
+
+def attempt_payload(**changes):
+    """One attempt as an operator posts it: a self-reported KR success with its evidence."""
+    return {**copy.deepcopy(ATTEMPT), **changes}
+
+
+def challenge_payload(**changes):
+    """One method challenge as the public files it, with a citation."""
+    return {**copy.deepcopy(CHALLENGE), **changes}
+
+
+def confirmed_challenge(**changes):
+    """A method challenge filed and its e-mail confirmed: ready to be screened."""
+    challenge, _created = challenge_file(payload=challenge_payload(**changes))
+    challenge_confirm(token=confirmation_token(challenge))
+    return challenge
