@@ -23,6 +23,7 @@ def test_ten_families_of_ten_public_candidates(canonical_content):
 
 
 def test_every_task_has_a_complete_contract_for_all_six_markets(canonical_content):
+    assert TaskDefinition.objects.count() == 100
     for task in TaskDefinition.objects.select_related("current_version"):
         version = task.current_version
         kinds = {c.kind for c in version.clauses.all()}

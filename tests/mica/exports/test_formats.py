@@ -300,6 +300,7 @@ def test_every_reference_is_a_valid_csl_json_item(csl):
 
     jsonschema.validate(list(items.values()), schema)
     assert list(items) == [r.key for r in references]
+    assert len(items) == 56
     assert all(item["title"] and item["URL"] for item in items.values())
 
 

@@ -125,6 +125,7 @@ def test_the_downloads_page_lists_sizes_and_checksums(client, canonical_content,
     assert client.get("/downloads/mica-catalogue.json").status_code == 404
     manifest = exports_build_and_publish(job_run_id=None)
     english, korean = client.get("/downloads/").text, client.get("/ko/downloads/").text
+    assert len(manifest["files"]) >= 10, "the export set lists its files"
     for entry in manifest["files"]:
         assert entry["sha256"] in english and f'href="/downloads/{entry["name"]}"' in english
     assert "Public task catalogue (CSV)" in english

@@ -217,6 +217,7 @@ def test_sqlite_backup_change_restore_finds_the_original(sqlite_site, tmp_path):
     # A new revision: no page cached before the restore is served after it.
     assert site.revision_changed_at() > revision_before
     backed_up = json.loads((backup / "backup.json").read_text())
+    assert backed_up["files"]
     assert all(_digest(backup / e["name"]) == e["sha256"] for e in backed_up["files"])
 
 

@@ -115,7 +115,9 @@ def test_every_sitemap_page_has_a_plain_title_and_one_h1(client, canonical_conte
     import re
 
     xml = client.get("/sitemap.xml").text
-    for url in re.findall(r"<loc>http://testserver(/[^<]*)</loc>", xml):
+    urls = re.findall(r"<loc>http://testserver(/[^<]*)</loc>", xml)
+    assert len(urls) >= 200, "the sitemap lists every public page in both languages"
+    for url in urls:
         html = client.get(url).text
         title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
         assert "<" not in title and title.strip().endswith("— MICA"), (url, title)

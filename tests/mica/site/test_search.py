@@ -86,6 +86,7 @@ def test_results_are_grouped_in_the_order_of_kinds(canonical_content):
     found = {group.kind for group in results.found}
     assert {"claims", "chapters", "glossary", "tasks"} <= found
     claims = next(group for group in results.groups if group.kind == "claims")
+    assert claims.hits
     assert all(hit.url.startswith("/methodology/claims/") for hit in claims.hits)
 
 
