@@ -213,7 +213,7 @@ USE_TZ = True
 TIME_ZONE = "UTC"
 
 MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
-MODELTRANSLATION_LANGUAGES = ("en", "ko")
+MODELTRANSLATION_LANGUAGES = tuple(code for code, _name in LANGUAGES)
 MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",)}
 
 # --- Static files -----------------------------------------------------------

@@ -18,7 +18,7 @@ from mica.methodology.selectors import edition_current, edition_list, pack_conte
 def _filled(node, facts):
     """Fill every {en, ko} text with the figures of its own language."""
     if isinstance(node, dict):
-        if set(node) == {"en", "ko"} and all(isinstance(v, str) for v in node.values()):
+        if set(node) == set(LANGUAGES) and all(isinstance(v, str) for v in node.values()):
             return {lang: fill_placeholders(node[lang], facts[lang]) for lang in LANGUAGES}
         return {key: _filled(value, facts) for key, value in node.items()}
     if isinstance(node, list):
