@@ -1,8 +1,9 @@
 """Family and market figures above the cells: withheld, with the reason, unless earned.
 
 A mean needs the pre-registered canonical task set complete; a cross-market
-figure is a country macro-average that needs every market; and a critical
-safety event in any cell below withholds every figure above it.
+figure is a country macro-average that needs every market; a critical safety
+event in any cell below withholds every figure above it, and so does any cell
+below that the gate blocks (self-reported, demo, stale, ...).
 """
 
 from django.utils.translation import gettext_lazy as _
@@ -12,6 +13,7 @@ from markets.selectors import market_list
 from mica import scoring
 
 SAFETY_WITHHELD = "critical-safety-event-below"
+BLOCKED_WITHHELD = "blocked-cell-below"
 WITHHELD_SENTENCES = {
     scoring.WITHHELD_CANONICAL_SET_INCOMPLETE: _(
         "Withheld: the canonical task set is not complete."
@@ -19,6 +21,7 @@ WITHHELD_SENTENCES = {
     scoring.WITHHELD_MARKET_MISSING: _("Withheld: a market is missing."),
     scoring.WITHHELD_NOTHING_SCORED: _("Withheld: no task could be scored."),
     SAFETY_WITHHELD: _("Withheld: a cell below carries a critical safety event."),
+    BLOCKED_WITHHELD: _("Withheld: a cell below is blocked by the publication gate."),
 }
 
 
@@ -37,8 +40,11 @@ def _scores(cells):
 
 
 def _withheld(aggregate, cells):
+    """A figure inherits the state of the cells below it: one blocked cell withholds it."""
     if any(cell.critical_safety_events for cell in cells):
         return scoring.Aggregate(None, aggregate.included, aggregate.exclusions, SAFETY_WITHHELD)
+    if aggregate.withheld_reason is None and any(not cell.eligible for cell in cells):
+        return scoring.Aggregate(None, aggregate.included, aggregate.exclusions, BLOCKED_WITHHELD)
     return aggregate
 
 

@@ -13,7 +13,8 @@ class GovernanceConfig(AppConfig):
         from governance.publication import gate_figures, publication_refusals
         from governance.selectors import corrections_by_section, declaration_blocks_review
         from governance.services import correction_follow_acceptance
-        from governance.tasks import gate_recompute
+        from governance.tasks import cells_follow_inputs, gate_recompute
+        from mica.content.changes import content_committed
         from mica.jobs.registry import on_demand_job_register
         from mica.methodology import extensions
         from submissions.signals import attempts_recorded, challenge_accepted
@@ -26,6 +27,7 @@ class GovernanceConfig(AppConfig):
         challenge_accepted.connect(
             correction_follow_acceptance, dispatch_uid="correction-follows-acceptance"
         )
+        content_committed.connect(cells_follow_inputs, dispatch_uid="cells-follow-inputs")
         on_demand_job_register(
             "rerun-gate", task=gate_recompute, label=_("Rerun the publication gate")
         )

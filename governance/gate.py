@@ -1,29 +1,52 @@
 """The publication gate: cells derived from the attempt records, one code path for everything.
 
 Pages, the API, exports and jobs all read GateCell rows written here; nothing
-about a result is typed in. Counts and sums are aggregated in SQL; percentiles
-and per-task audit values are computed by mica.scoring from the cell's rows.
+about a result is typed in. Counts are aggregated in SQL; percentiles, per-task
+audit values and the rules over the cell's tasks are computed by mica.scoring
+from the cell's rows. Every cell carries the fingerprint of the inputs it was
+computed from (governance.gate_inputs), and a reader treats a cell whose
+fingerprint is not the current one as blocked, "stale", until it is recomputed.
 """
 
-from django.db import transaction
-from django.db.models import Count, Q, Sum
-from django.db.models.functions import Coalesce
+from dataclasses import dataclass
 
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
+
+from catalogue.models import Lifecycle, LocalReview, ReviewState
 from catalogue.selectors import task_applies_in, task_public_list
+from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
 from mica import scoring
 from mica.methodology.selectors import edition_current
-from submissions.models import Attempt, DataStatus, Outcome, Verification
+from mica.vocabulary import EvidenceType
+from submissions.models import (
+    Attempt,
+    AttemptClass,
+    DataStatus,
+    EvidenceRecord,
+    Outcome,
+    Verification,
+)
 
-VALID_ELIGIBLE = Q(eligible=True, invalid_reason="")
-SUCCESS = Q(outcome=Outcome.CONFIRMED_SUCCESS)
-# Weakest first: a cell is as strong as its weakest eligible attempt.
+# Eligible, valid and not invalidated: the attempts every figure is counted from.
+COUNTED = Q(eligible=True, invalid_reason="", invalidation__isnull=True)
+# Seed: "The run must produce an authoritative receipt, a post-action readback, or a
+# handoff record." A tool call's own lineage is not proof.
+PROOF = [
+    EvidenceType.AUTHORITATIVE_RESPONSE,
+    EvidenceType.POST_ACTION_READBACK,
+    EvidenceType.HANDOFF_CHECKPOINT,
+]
+# Weakest first: a cell is as strong as its weakest counted attempt.
 VERIFICATION_ORDER = [
     Verification.SELF_REPORTED,
     Verification.PROVISIONAL,
     Verification.INDEPENDENT_RERUN,
 ]
 DATA_STATUS_ORDER = [DataStatus.DEMO, DataStatus.PREVIEW, DataStatus.OFFICIAL]
+REASON_SYNTHETIC = "synthetic-attempt"
+REASON_TASK_NOT_VALIDATED = "task-not-validated"
 
 
 def _weakest(values, order):
@@ -31,141 +54,273 @@ def _weakest(values, order):
     return present[0] if present else order[0]
 
 
-def _counts(attempts):
-    return attempts.aggregate(
-        attempts=Count("pk"),
-        eligible_runs=Count("pk", filter=VALID_ELIGIBLE),
-        ineligible_runs=Count("pk", filter=Q(eligible=False)),
-        invalid_runs=Count("pk", filter=~Q(invalid_reason="")),
-        successes=Count("pk", filter=VALID_ELIGIBLE & SUCCESS),
-        total_cost=Coalesce(
-            Sum("observed_cost_usd", filter=VALID_ELIGIBLE),
-            0,
-            output_field=Attempt._meta.get_field("observed_cost_usd"),
-        ),
-        safety=Count("pk", filter=Q(critical_safety_event=True)),
-        tasks_attempted=Count("task_version__definition", filter=VALID_ELIGIBLE, distinct=True),
+def confirmed_success(attempts):
+    """The attempts that count as a confirmed success: the outcome, with its proof, and
+    nothing that fails it (a retry's duplicate, a prohibited state, a critical event)."""
+    proven = EvidenceRecord.objects.filter(attempt=OuterRef("pk"), evidence_type__in=PROOF)
+    return attempts.filter(
+        Exists(proven),
+        outcome=Outcome.CONFIRMED_SUCCESS,
+        retry_created_duplicate=False,
+        prohibited_state_violation=False,
+        critical_safety_event=False,
     )
 
 
-def _task_scores(rows):
-    """Per task: the mean audit value of its eligible attempts, with every exclusion named."""
-    by_task = {}
-    for slug, outcome, seconds, cost, speed_ref, cost_ref in rows:
-        score = scoring.audit_score(
-            outcome == Outcome.CONFIRMED_SUCCESS,
-            seconds,
-            float(cost),
-            float(speed_ref) if speed_ref is not None else None,
-            float(cost_ref) if cost_ref is not None else None,
+@dataclass(frozen=True)
+class Run:
+    """One counted attempt as the gate reads it."""
+
+    task: str
+    task_id: int
+    version_id: int
+    validated: bool
+    localized: bool
+    success: bool
+    seconds: float
+    cost: float
+    speed_reference: float | None
+    cost_reference: float | None
+    lineage_complete: bool
+
+
+def _runs(attempts):
+    successes = set(confirmed_success(attempts).values_list("pk", flat=True))
+    rows = attempts.values_list(
+        "pk",
+        "task_version__definition__slug",
+        "task_version__definition_id",
+        "task_version_id",
+        "task_version__definition__lifecycle",
+        "attempt_class",
+        "wall_clock_seconds",
+        "observed_cost_usd",
+        "task_version__speed_reference_seconds",
+        "task_version__cost_reference_usd",
+        "platform",
+        "platform_version",
+        "platform_snapshot_date",
+    )
+    return [
+        Run(
+            task=slug,
+            task_id=task_id,
+            version_id=version_id,
+            validated=lifecycle == Lifecycle.VALIDATED,
+            localized=attempt_class == AttemptClass.VALIDATED_LOCALIZED,
+            success=pk in successes,
+            seconds=seconds,
+            cost=float(cost),
+            speed_reference=float(speed) if speed is not None else None,
+            cost_reference=float(cost_ref) if cost_ref is not None else None,
+            lineage_complete=bool(platform and platform_version and platform_date),
         )
-        by_task.setdefault(slug, []).append(score)
+        for (
+            pk,
+            slug,
+            task_id,
+            version_id,
+            lifecycle,
+            attempt_class,
+            seconds,
+            cost,
+            speed,
+            cost_ref,
+            platform,
+            platform_version,
+            platform_date,
+        ) in rows.order_by("pk")
+    ]
+
+
+def _audit_score(run):
+    """Seed: "A product may be derived per eligible validated attempt for audit"."""
+    if not run.localized:
+        return scoring.AuditScore(None, REASON_SYNTHETIC)
+    if not run.validated:
+        return scoring.AuditScore(None, REASON_TASK_NOT_VALIDATED)
+    return scoring.audit_score(
+        run.success, run.seconds, run.cost, run.speed_reference, run.cost_reference
+    )
+
+
+def _task_scores(runs):
+    """Per task: the mean audit value, every exclusion named, and the raw axes beside it."""
+    by_task = {}
+    for run in runs:
+        by_task.setdefault(run.task, []).append(run)
     result = {}
-    for slug, scores in sorted(by_task.items()):
+    for slug, task_runs in sorted(by_task.items()):
+        scores = [_audit_score(run) for run in task_runs]
         measured = [s.value for s in scores if s.value is not None]
-        reasons = sorted({s.reason for s in scores if s.value is None})
+        success_seconds = [run.seconds for run in task_runs if run.success]
         result[slug] = {
             "value": sum(measured) / len(measured) if measured else None,
             "scored_attempts": len(measured),
             "excluded_attempts": len(scores) - len(measured),
-            "exclusion_reasons": reasons,
+            "exclusion_reasons": sorted({s.reason for s in scores if s.value is None}),
+            # Seed: "The raw success outcome, raw wall-clock latency and raw evaluation
+            # cost stay published in their own units beside every score".
+            "eligible_runs": len(task_runs),
+            "successes": sum(run.success for run in task_runs),
+            "median_success_seconds": scoring.percentile(success_seconds, 0.5),
+            "total_cost_usd": sum(run.cost for run in task_runs),
         }
     return result
 
 
-def _latency_figures(rows):
-    successes = [
-        seconds for _slug, outcome, seconds, *_rest in rows if outcome == Outcome.CONFIRMED_SUCCESS
-    ]
-    everything = [seconds for _slug, _outcome, seconds, *_rest in rows]
+def _components(runs):
+    """The mean accuracy, speed and cost components over the scored attempts: what the
+    sensitivity analysis orders cells by. None when no attempt has a score."""
+    parts = []
+    for run in runs:
+        if _audit_score(run).value is None:
+            continue
+        parts.append(
+            (
+                1.0 if run.success else 0.0,
+                scoring.speed_component(run.seconds, run.speed_reference),
+                scoring.cost_component(run.cost, run.cost_reference),
+            )
+        )
+    if not parts:
+        return None
+    accuracy, speed, cost = (sum(values) / len(parts) for values in zip(*parts, strict=True))
+    return {"accuracy": accuracy, "speed": speed, "cost": cost}
+
+
+def _latency_figures(runs):
+    successes = [run.seconds for run in runs if run.success]
     return {
         "p50_seconds": scoring.percentile(successes, 0.5),
         "p95_seconds": scoring.percentile(successes, 0.95),
-        "eligible_median_seconds": scoring.percentile(everything, 0.5),
+        "eligible_median_seconds": scoring.percentile([run.seconds for run in runs], 0.5),
     }
 
 
-def _tasks_defined(market_id, family_id):
-    return (
+def _canonical_task_ids(market_id, family_id):
+    """The pre-registered canonical set: the public tasks of the family that apply here."""
+    return set(
         task_public_list()
         .filter(task_applies_in(market_id=market_id), family_id=family_id)
-        .distinct()
-        .count()
+        .values_list("pk", flat=True)
     )
+
+
+def _counts(attempts):
+    return attempts.aggregate(
+        attempts=Count("pk"),
+        ineligible_runs=Count("pk", filter=Q(eligible=False)),
+        invalid_runs=Count("pk", filter=~Q(invalid_reason="") | Q(invalidation__isnull=False)),
+        # Every attempt's event counts, invalidated or not: nothing erases it.
+        safety=Count("pk", filter=Q(critical_safety_event=True)),
+    )
+
+
+def _reviewed_versions(market_id, version_ids):
+    return set(
+        LocalReview.objects.filter(
+            market_id=market_id, version_id__in=version_ids, state=ReviewState.APPROVED
+        ).values_list("version_id", flat=True)
+    )
+
+
+def _coverage_figures(runs, market_id, family_id):
+    canonical = _canonical_task_ids(market_id, family_id)
+    runs_per_task = {}
+    for run in runs:
+        if run.task_id in canonical:
+            runs_per_task[run.task_id] = runs_per_task.get(run.task_id, 0) + 1
+    return {
+        "tasks_attempted": len(runs_per_task),
+        "tasks_defined": len(canonical),
+        # Seed: "what share of a market's canonical tasks must be attempted".
+        "coverage": len(runs_per_task) / len(canonical) if canonical else None,
+        "fewest_runs_per_task": min(runs_per_task.values()) if runs_per_task else None,
+    }
 
 
 def _figures(attempts, market_id, family_id):
     counts = _counts(attempts)
-    rows = list(
-        attempts.filter(VALID_ELIGIBLE).values_list(
-            "task_version__definition__slug",
-            "outcome",
-            "wall_clock_seconds",
-            "observed_cost_usd",
-            "task_version__speed_reference_seconds",
-            "task_version__cost_reference_usd",
-        )
+    runs = _runs(attempts.filter(COUNTED))
+    successes = sum(run.success for run in runs)
+    total_cost = sum(run.cost for run in runs)
+    interval = scoring.wilson_interval(successes, len(runs))
+    return (
+        counts,
+        runs,
+        {
+            "attempts": counts["attempts"],
+            "eligible_runs": len(runs),
+            "ineligible_runs": counts["ineligible_runs"],
+            "invalid_runs": counts["invalid_runs"],
+            "successes": successes,
+            "accuracy": scoring.accuracy(successes, len(runs)),
+            "accuracy_low": interval[0] if interval else None,
+            "accuracy_high": interval[1] if interval else None,
+            **_latency_figures(runs),
+            "total_cost_usd": total_cost,
+            "cost_per_success_usd": scoring.cost_per_success(total_cost, successes),
+            **_coverage_figures(runs, market_id, family_id),
+            "discard_rate": scoring.discard_rate(counts["ineligible_runs"], counts["attempts"]),
+            "critical_safety_events": counts["safety"],
+            "task_scores": _task_scores(runs),
+            "components": _components(runs),
+        },
     )
-    defined = _tasks_defined(market_id, family_id)
-    interval = scoring.wilson_interval(counts["successes"], counts["eligible_runs"])
-    return counts, {
-        "attempts": counts["attempts"],
-        "eligible_runs": counts["eligible_runs"],
-        "ineligible_runs": counts["ineligible_runs"],
-        "invalid_runs": counts["invalid_runs"],
-        "successes": counts["successes"],
-        "accuracy": scoring.accuracy(counts["successes"], counts["eligible_runs"]),
-        "accuracy_low": interval[0] if interval else None,
-        "accuracy_high": interval[1] if interval else None,
-        **_latency_figures(rows),
-        "total_cost_usd": counts["total_cost"],
-        "cost_per_success_usd": scoring.cost_per_success(
-            float(counts["total_cost"]), counts["successes"]
-        ),
-        "tasks_attempted": counts["tasks_attempted"],
-        "tasks_defined": defined,
-        # Holdout tasks are run but not counted in "defined"; coverage never exceeds 1.
-        "coverage": min(1.0, counts["tasks_attempted"] / defined) if defined else None,
-        "critical_safety_events": counts["safety"],
-        "task_scores": _task_scores(rows),
-    }
 
 
-def _blockers(figures, verification, data_status, edition):
-    return [
-        blocker.value
-        for blocker in scoring.gate_blockers(
-            critical_safety_events=figures["critical_safety_events"],
-            data_status=data_status,
-            verification=verification,
-            min_eligible_runs=edition.min_eligible_runs if edition else None,
-            min_coverage=float(edition.min_coverage)
-            if edition and edition.min_coverage is not None
-            else None,
-            eligible_runs=figures["eligible_runs"],
-            coverage=figures["coverage"],
-        )
-    ]
+def _thresholds(edition):
+    def number(value):
+        return float(value) if value is not None else None
+
+    return scoring.Thresholds(
+        min_eligible_runs=edition.min_eligible_runs if edition else None,
+        min_coverage=number(edition.min_coverage) if edition else None,
+        runs_per_task=edition.runs_per_task if edition else None,
+        max_discard_rate=number(edition.max_ineligible_discard_rate) if edition else None,
+    )
 
 
-def cell_recompute(snapshot_id, market_id, family_id, *, edition=None):
+def _blockers(figures, runs, verification, data_status, edition, market_id):
+    evidence = scoring.CellEvidence(
+        critical_safety_events=figures["critical_safety_events"],
+        data_status=data_status,
+        verification=verification,
+        eligible_runs=figures["eligible_runs"],
+        attempts=figures["attempts"],
+        ineligible_runs=figures["ineligible_runs"],
+        coverage=figures["coverage"],
+        fewest_runs_per_task=figures["fewest_runs_per_task"],
+        tasks_validated=all(run.validated for run in runs),
+        locally_reviewed=_reviewed_versions(market_id, {run.version_id for run in runs})
+        >= {run.version_id for run in runs},
+        lineage_complete=all(run.lineage_complete for run in runs),
+        sensitivity_ready=figures["components"] is not None,
+    )
+    return [blocker.value for blocker in scoring.gate_blockers(evidence, _thresholds(edition))]
+
+
+def cell_recompute(snapshot_id, market_id, family_id, *, edition=None, fingerprint=None):
     """Recompute one cell from its attempts; the cell disappears when it has none."""
     edition = edition or edition_current()
+    fingerprint = fingerprint or gate_inputs_fingerprint(edition)
     attempts = Attempt.objects.filter(
         snapshot_id=snapshot_id, market_id=market_id, family_id=family_id
     )
     with transaction.atomic():
-        counts, figures = _figures(attempts, market_id, family_id)
+        counts, runs, figures = _figures(attempts, market_id, family_id)
         if not counts["attempts"]:
             GateCell.objects.filter(
                 snapshot_id=snapshot_id, market_id=market_id, family_id=family_id
             ).delete()
             return None
-        statuses = set(attempts.filter(VALID_ELIGIBLE).values_list("verification", flat=True))
+        statuses = set(attempts.filter(COUNTED).values_list("verification", flat=True))
         data = set(attempts.values_list("data_status", flat=True))
         verification = _weakest(statuses, VERIFICATION_ORDER)
         data_status = _weakest(data, DATA_STATUS_ORDER)
-        blockers = _blockers(figures, verification, data_status, edition)
+        blockers = _blockers(figures, runs, verification, data_status, edition, market_id)
+        figures.pop("fewest_runs_per_task")
         cell, _created = GateCell.objects.update_or_create(
             snapshot_id=snapshot_id,
             market_id=market_id,
@@ -176,35 +331,49 @@ def cell_recompute(snapshot_id, market_id, family_id, *, edition=None):
                 "data_status": data_status,
                 "blockers": blockers,
                 "publication_eligible": not blockers,
+                "inputs_fingerprint": fingerprint,
             },
         )
     return cell
 
 
-def gate_recompute_all(progress=lambda percent, message: None):
-    """Every cell again, e.g. after thresholds change; reports progress as it goes."""
-    edition = edition_current()
-    keys = list(
+def _cell_keys():
+    return list(
         Attempt.objects.values_list("snapshot_id", "market_id", "family_id")
         .distinct()
         .order_by("snapshot_id", "market_id", "family_id")
     )
-    for index, key in enumerate(keys, start=1):
-        cell_recompute(*key, edition=edition)
-        if index % 25 == 0 or index == len(keys):
-            progress(round(100 * index / len(keys)), f"{index} of {len(keys)} cells")
-    wanted = set(keys)
-    stale = [
-        cell.pk
-        for cell in GateCell.objects.only("snapshot_id", "market_id", "family_id")
-        if (cell.snapshot_id, cell.market_id, cell.family_id) not in wanted
-    ]
-    GateCell.objects.filter(pk__in=stale).delete()
-    return len(keys)
+
+
+def gate_recompute_all(progress=lambda percent, message: None):
+    """Every cell again, e.g. after thresholds change; reports progress as it goes.
+
+    Inputs that change while it runs leave the cells it computed stale, so it goes
+    round again until every cell carries the current fingerprint.
+    """
+    while True:
+        edition = edition_current()
+        fingerprint = gate_inputs_fingerprint(edition)
+        keys = _cell_keys()
+        for index, key in enumerate(keys, start=1):
+            cell_recompute(*key, edition=edition, fingerprint=fingerprint)
+            if index % 25 == 0 or index == len(keys):
+                progress(round(100 * index / len(keys)), f"{index} of {len(keys)} cells")
+        wanted = set(keys)
+        orphans = [
+            cell.pk
+            for cell in GateCell.objects.only("snapshot_id", "market_id", "family_id")
+            if (cell.snapshot_id, cell.market_id, cell.family_id) not in wanted
+        ]
+        GateCell.objects.filter(pk__in=orphans).delete()
+        if gate_inputs_fingerprint(edition_current()) == fingerprint:
+            return len(keys)
 
 
 def cells_follow_attempts(sender, *, cells, **kwargs):
     """Only the cells that received an attempt are recomputed, in the same transaction,
     so a stored attempt and the figures derived from it never disagree."""
+    edition = edition_current()
+    fingerprint = gate_inputs_fingerprint(edition)
     for key in cells:
-        cell_recompute(*key)
+        cell_recompute(*key, edition=edition, fingerprint=fingerprint)

@@ -2,8 +2,11 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from mica.scoring import Blocker
 from mica.workflows import DecisionEvent
 from submissions.models import DataStatus
+
+STALE = Blocker.STALE.value
 
 
 class GateCell(models.Model):
@@ -45,12 +48,17 @@ class GateCell(models.Model):
     tasks_attempted = models.PositiveIntegerField(_("tasks attempted"), default=0)
     tasks_defined = models.PositiveIntegerField(_("tasks defined"), default=0)
     coverage = models.FloatField(_("task coverage"), null=True)
+    discard_rate = models.FloatField(_("ineligible discard rate (%)"), null=True)
     critical_safety_events = models.PositiveIntegerField(_("critical safety events"), default=0)
     task_scores = models.JSONField(_("per-task audit values"), default=dict)
+    # The mean accuracy, speed and cost components the sensitivity analysis orders by.
+    components = models.JSONField(_("score components"), null=True)
     verification = models.CharField(_("verification"), max_length=20)
     data_status = models.CharField(_("data status"), max_length=10)
     blockers = models.JSONField(_("blockers"), default=list)
     publication_eligible = models.BooleanField(_("publication eligible"), default=False)
+    # governance.gate_inputs: what the cell was computed under besides its own attempts.
+    inputs_fingerprint = models.CharField(_("inputs fingerprint"), max_length=64, default="")
     computed_at = models.DateTimeField(_("computed"), auto_now=True)
 
     class Meta:
@@ -72,6 +80,22 @@ class GateCell(models.Model):
 
     def __str__(self):
         return self.cell_id
+
+    @property
+    def is_fresh(self):
+        """Computed under the current inputs; set by governance.selectors.cell_list. A cell
+        read any other way has not been checked, so it is not fresh: the gate fails closed."""
+        return getattr(self, "fresh", False)
+
+    @property
+    def reasons(self):
+        """What blocks the cell as a reader must show it: a stale cell is blocked as stale."""
+        return self.blockers if self.is_fresh else [STALE]
+
+    @property
+    def eligible(self):
+        """Publication eligible as of now: computed eligible, under the current inputs."""
+        return self.publication_eligible and self.is_fresh
 
     @property
     def cell_id(self):

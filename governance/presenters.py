@@ -55,9 +55,7 @@ def figure_rows(cell):
         ),
         (
             _("Cost per success"),
-            NO_SUCCESSFUL_TASK
-            if cell.cost_per_success_usd is None
-            else f"USD {cell.cost_per_success_usd:.4f}",
+            _cost_per_success(cell),
             _("Total eligible evaluation cost in USD / confirmed successes."),
         ),
         (
@@ -75,11 +73,21 @@ def figure_rows(cell):
     ]
 
 
+def _cost_per_success(cell):
+    """Seed: "No successful task." when none succeeded; "Not measured." when runs succeeded
+    but their cost was zero or unmetered, which is never a perfect score."""
+    if not cell.successes:
+        return NO_SUCCESSFUL_TASK
+    if cell.cost_per_success_usd is None:
+        return NOT_MEASURED
+    return f"USD {cell.cost_per_success_usd:.4f}"
+
+
 def cell_view(cell):
     return {
         "cell": cell,
         "cell_id": cell.cell_id,
-        "blockers": [blocker_view(code) for code in cell.blockers],
+        "blockers": [blocker_view(code) for code in cell.reasons],
         "rows": figure_rows(cell),
         "demo": cell.data_status in ("demo", "preview"),
     }

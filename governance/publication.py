@@ -6,13 +6,14 @@ from django.utils.translation import gettext as _
 
 from governance.gate import gate_recompute_all
 from governance.models import Correction, GateCell
+from governance.selectors import publishable_cells
 from mica.methodology.models import ChapterItem
 from submissions.models import DataStatus
 
 
 def edition_is_publication_eligible(edition):
     """Fail closed: unset thresholds refuse everything, and without a cell there is nothing."""
-    return edition.thresholds_set and GateCell.objects.filter(publication_eligible=True).exists()
+    return edition.thresholds_set and publishable_cells().exists()
 
 
 def gate_figures(edition):

@@ -1,8 +1,9 @@
 import datetime
 
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import BooleanField, Case, IntegerField, Value, When
 from django.utils import timezone
 
+from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import (
     Correction,
     DisclosureCategory,
@@ -11,13 +12,29 @@ from governance.models import (
     PersonDeclaration,
     Withdrawal,
 )
+from mica.methodology.selectors import edition_current
 from submissions.models import Attempt
 
 
-def cell_list():
-    """Every gate cell with what its pages show, in one query."""
-    return GateCell.objects.select_related("snapshot__system", "market", "family").order_by(
-        "snapshot__system__name", "snapshot__version", "market__display_order", "family__position"
+def cell_list(edition=None):
+    """Every gate cell with what its pages show, in one query (and the two of the current
+    inputs' fingerprint): `fresh` says whether it was computed under the current inputs."""
+    current = gate_inputs_fingerprint(edition or edition_current())
+    return (
+        GateCell.objects.select_related("snapshot__system", "market", "family")
+        .annotate(
+            fresh=Case(
+                When(inputs_fingerprint=current, then=Value(True)),
+                default=Value(False),
+                output_field=BooleanField(),
+            )
+        )
+        .order_by(
+            "snapshot__system__name",
+            "snapshot__version",
+            "market__display_order",
+            "family__position",
+        )
     )
 
 
@@ -36,7 +53,13 @@ def cell_get(cell_id):
 
 
 def publishable_cells():
-    return cell_list().filter(publication_eligible=True)
+    return cell_list().filter(publication_eligible=True, fresh=True)
+
+
+def cells_stale_exist():
+    """Whether any cell was computed under other inputs than the current ones."""
+    current = gate_inputs_fingerprint(edition_current())
+    return GateCell.objects.exclude(inputs_fingerprint=current).exists()
 
 
 def corrections_by_section(edition):

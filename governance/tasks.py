@@ -1,7 +1,16 @@
+import datetime
+
 from celery import shared_task
+from django.utils import timezone
 
 from governance.gate import gate_recompute_all
-from mica.jobs.services import job_run_execute
+from governance.selectors import cells_stale_exist
+from mica.jobs.models import JobRun, JobState
+from mica.jobs.services import job_run_enqueue, job_run_execute
+
+# A queued or running recompute younger than this covers a new change (it goes round
+# again until the cells are fresh); an older one is presumed lost, and another is queued.
+RECOMPUTE_COVERS = datetime.timedelta(minutes=10)
 
 
 def _recompute(arguments, progress):
@@ -13,3 +22,17 @@ def _recompute(arguments, progress):
 def gate_recompute(self, job_run_id):
     """Rerun the publication gate over every cell (after thresholds or records change)."""
     job_run_execute(job_run_id, _recompute, worker=self.request.hostname or "eager")
+
+
+def cells_follow_inputs(sender, **kwargs):
+    """After a commit, queue the recompute of cells its change left stale; until it has
+    run, every reader counts them as blocked ("stale")."""
+    if not cells_stale_exist():
+        return
+    underway = JobRun.objects.filter(
+        job_name=gate_recompute.name,
+        state__in=[JobState.QUEUED, JobState.RUNNING],
+        queued_at__gte=timezone.now() - RECOMPUTE_COVERS,
+    )
+    if not underway.exists():
+        job_run_enqueue(task=gate_recompute)

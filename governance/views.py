@@ -75,7 +75,7 @@ def _slice_reasons(cells, key):
         label = key(cell)
         entry = slices.setdefault(label, {"label": label, "cells": 0, "blockers": Counter()})
         entry["cells"] += 1
-        entry["blockers"].update(cell.blockers)
+        entry["blockers"].update(cell.reasons)
     for entry in slices.values():
         entry["reasons"] = [
             {**presenters.blocker_view(code), "count": count}
@@ -120,7 +120,7 @@ def results(request):
     if filters.get("verification"):
         cells = [c for c in cells if c.verification == filters["verification"]]
     metric = filters.get("metric") or "accuracy"
-    eligible = _ranked([c for c in cells if c.publication_eligible], metric)
+    eligible = _ranked([c for c in cells if c.eligible], metric)
     return render(
         request,
         "governance/results.html",
@@ -191,7 +191,7 @@ def evidence_detail(request, cell_id):
         raise Http404 from missing
     attempts = (
         Attempt.objects.filter(snapshot=cell.snapshot, market=cell.market, family=cell.family)
-        .select_related("task_version__definition")
+        .select_related("task_version__definition", "invalidation")
         .prefetch_related("invocations", "evidence", "situations")
         .order_by("attempt_id")
     )

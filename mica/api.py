@@ -53,12 +53,29 @@ class ApiRoot(APIView):
         return Response({"version": "1", "endpoints": endpoints})
 
 
+def flat_errors(errors, prefix=""):
+    """{"invocations": [{}, {"cost": [...]}]} -> {"invocations.1.cost": [...]}: every refusal
+    keyed by the path of the field it names, however deep."""
+    flat = {}
+    items = errors.items() if isinstance(errors, dict) else enumerate(errors)
+    for key, value in items:
+        path = f"{prefix}{key}"
+        nested = isinstance(value, dict) or (
+            isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value)
+        )
+        if nested:
+            flat.update(flat_errors(value, f"{path}."))
+        else:
+            flat[path] = [str(m) for m in (value if isinstance(value, list) else [value])]
+    return flat
+
+
 def exception_handler(exc, context):
     """Domain errors become 400/403/409 with their message; never a 500."""
     if isinstance(exc, DomainError):
         body = {"detail": str(exc.message)}
         if exc.field_errors:
-            body["errors"] = {k: [str(m) for m in v] for k, v in exc.field_errors.items()}
+            body["errors"] = flat_errors(exc.field_errors)
         return Response(body, status=exc.status_code)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()

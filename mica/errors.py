@@ -26,3 +26,9 @@ class PermissionRefused(DomainError):
 
 class InvalidTransition(DomainError):
     status_code = 409
+
+
+class AppendOnly(DomainError):
+    """A record that is evidence was asked to change or go: it never does."""
+
+    status_code = 409

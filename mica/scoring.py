@@ -334,12 +334,19 @@ def rank_shifts(orderings: Mapping[str, Sequence[str]]) -> dict[str, dict[str, i
 class Blocker(str, Enum):  # noqa: UP042 - the declared form; compare by value
     """Publication blockers, in the order the gate reports them."""
 
+    STALE = "stale"
     CRITICAL_SAFETY = "critical-safety-event"
     DEMO_OR_PREVIEW = "demo-or-preview-data"
     NOT_INDEPENDENT = "not-independent-rerun"
+    TASK_NOT_VALIDATED = "task-not-validated"
+    NOT_LOCALLY_REVIEWED = "not-locally-reviewed"
+    LINEAGE_INCOMPLETE = "platform-lineage-incomplete"
     THRESHOLDS_UNSET = "thresholds-not-set"
     BELOW_MIN_RUNS = "below-minimum-eligible-runs"
+    BELOW_RUNS_PER_TASK = "below-runs-per-task"
+    ABOVE_DISCARD_RATE = "above-maximum-discard-rate"
     BELOW_MIN_COVERAGE = "below-minimum-coverage"
+    NO_SENSITIVITY = "no-sensitivity-analysis"
 
 
 NEVER_PUBLISHABLE_STATUSES = frozenset({"demo", "preview"})
@@ -347,56 +354,102 @@ KNOWN_DATA_STATUSES = NEVER_PUBLISHABLE_STATUSES | {"official"}
 PUBLISHABLE_VERIFICATION = "independent-rerun"
 
 
-def gate_blockers(
-    *,
-    critical_safety_events: int,
-    data_status: str,
-    verification: str,
-    min_eligible_runs: int | None,
-    min_coverage: float | None,
-    eligible_runs: int,
-    coverage: float | None,
-) -> list[Blocker]:
+@dataclass(frozen=True)
+class Thresholds:
+    """The edition's four publication thresholds; None is "not set"."""
+
+    min_eligible_runs: int | None
+    min_coverage: float | None  # a percentage 0..100, as the threshold is stated
+    runs_per_task: int | None
+    max_discard_rate: float | None  # a percentage 0..100
+
+    @property
+    def all_set(self) -> bool:
+        return None not in (
+            self.min_eligible_runs,
+            self.min_coverage,
+            self.runs_per_task,
+            self.max_discard_rate,
+        )
+
+
+@dataclass(frozen=True)
+class CellEvidence:
+    """What the gate reads of one cell's records."""
+
+    critical_safety_events: int
+    data_status: str
+    verification: str
+    eligible_runs: int
+    attempts: int
+    ineligible_runs: int
+    coverage: float | None  # attempted canonical tasks / canonical tasks, 0..1
+    fewest_runs_per_task: int | None  # over the canonical tasks attempted
+    tasks_validated: bool
+    locally_reviewed: bool
+    lineage_complete: bool
+    sensitivity_ready: bool
+
+
+def gate_blockers(cell: CellEvidence, thresholds: Thresholds) -> list[Blocker]:
     """Every blocker that applies, in order; an empty list means publishable.
 
-    ``coverage`` is a fraction 0..1 (attempted / defined tasks) and
-    ``min_coverage`` a percentage 0..100, as the threshold is stated. Unset
-    thresholds refuse everything, and the two comparisons are then not made:
-    there is no minimum to fall below. An unknown data status raises rather
+    Unset thresholds refuse everything, and the threshold comparisons are then not
+    made: there is no minimum to fall below. An unknown data status raises rather
     than guessing which side of the line it falls on.
     """
-    _require_gate_inputs(critical_safety_events, data_status, min_coverage, coverage)
-    blockers = []
-    if critical_safety_events > 0:
-        blockers.append(Blocker.CRITICAL_SAFETY)
-    if data_status in NEVER_PUBLISHABLE_STATUSES:
-        blockers.append(Blocker.DEMO_OR_PREVIEW)
-    if verification != PUBLISHABLE_VERIFICATION:
-        blockers.append(Blocker.NOT_INDEPENDENT)
-    if min_eligible_runs is None or min_coverage is None:
+    _require_gate_inputs(cell, thresholds)
+    rules = [
+        (Blocker.CRITICAL_SAFETY, cell.critical_safety_events > 0),
+        (Blocker.DEMO_OR_PREVIEW, cell.data_status in NEVER_PUBLISHABLE_STATUSES),
+        (Blocker.NOT_INDEPENDENT, cell.verification != PUBLISHABLE_VERIFICATION),
+        (Blocker.TASK_NOT_VALIDATED, not cell.tasks_validated),
+        (Blocker.NOT_LOCALLY_REVIEWED, not cell.locally_reviewed),
+        (Blocker.LINEAGE_INCOMPLETE, not cell.lineage_complete),
+    ]
+    blockers = [blocker for blocker, applies in rules if applies]
+    if not thresholds.all_set:
         blockers.append(Blocker.THRESHOLDS_UNSET)
-        return blockers
-    if eligible_runs < min_eligible_runs:
-        blockers.append(Blocker.BELOW_MIN_RUNS)
-    # Compare fractions: min_coverage / 100 rounds the same rational the same
-    # way attempted / defined does, where coverage * 100 could land below it.
-    if coverage is None or coverage < min_coverage / 100:
-        blockers.append(Blocker.BELOW_MIN_COVERAGE)
+    else:
+        blockers += _threshold_blockers(cell, thresholds)
+    if not cell.sensitivity_ready:
+        blockers.append(Blocker.NO_SENSITIVITY)
     return blockers
 
 
-def _require_gate_inputs(
-    critical_safety_events: int,
-    data_status: str,
-    min_coverage: float | None,
-    coverage: float | None,
-) -> None:
-    if critical_safety_events < 0:
+def discard_rate(ineligible_runs: int, attempts: int) -> float | None:
+    """Ineligible attempts as a percentage of all attempts; None when nothing was attempted."""
+    if attempts == 0:
+        return None
+    return 100 * ineligible_runs / attempts
+
+
+def _threshold_blockers(cell: CellEvidence, thresholds: Thresholds) -> list[Blocker]:
+    rate = discard_rate(cell.ineligible_runs, cell.attempts)
+    fewest = cell.fewest_runs_per_task
+    rules = [
+        (Blocker.BELOW_MIN_RUNS, cell.eligible_runs < thresholds.min_eligible_runs),
+        (Blocker.BELOW_RUNS_PER_TASK, fewest is None or fewest < thresholds.runs_per_task),
+        (Blocker.ABOVE_DISCARD_RATE, rate is None or rate > thresholds.max_discard_rate),
+        # Compare fractions: min_coverage / 100 rounds the same rational the same way
+        # attempted / defined does, where coverage * 100 could land below it.
+        (
+            Blocker.BELOW_MIN_COVERAGE,
+            cell.coverage is None or cell.coverage < thresholds.min_coverage / 100,
+        ),
+    ]
+    return [blocker for blocker, applies in rules if applies]
+
+
+def _require_gate_inputs(cell: CellEvidence, thresholds: Thresholds) -> None:
+    if cell.critical_safety_events < 0:
         raise ValueError("critical safety events cannot be negative")
-    if data_status not in KNOWN_DATA_STATUSES:
-        raise ValueError(f"unknown data status {data_status!r}")
+    if cell.data_status not in KNOWN_DATA_STATUSES:
+        raise ValueError(f"unknown data status {cell.data_status!r}")
     # A coverage above 1 is almost certainly a percentage passed by mistake.
-    if coverage is not None and not (0.0 <= coverage <= 1.0):
+    if cell.coverage is not None and not (0.0 <= cell.coverage <= 1.0):
         raise ValueError("coverage is a fraction in [0, 1]")
-    if min_coverage is not None and not (0.0 <= min_coverage <= 100.0):
-        raise ValueError("min_coverage is a percentage in [0, 100]")
+    for name in ("min_coverage", "max_discard_rate"):
+        value = getattr(thresholds, name)
+        if value is not None and not (0.0 <= value <= 100.0):
+            raise ValueError(f"{name} is a percentage in [0, 100]")

@@ -123,6 +123,10 @@ def label_for(choices, code):
 
 # The gate's blockers in words, in the order it reports them (mica.scoring.Blocker).
 BLOCKER_SENTENCES = {
+    scoring.Blocker.STALE.value: _(
+        "The cell was computed before its inputs last changed; it is being recomputed and "
+        "counts as blocked until then."
+    ),
     scoring.Blocker.CRITICAL_SAFETY.value: _(
         "A critical safety event was recorded; it permanently blocks this cell and withholds "
         "every family and market figure above it."
@@ -131,13 +135,33 @@ BLOCKER_SENTENCES = {
         "The cell holds demo or preview data, which can never be published."
     ),
     scoring.Blocker.NOT_INDEPENDENT.value: _("The runs are not an independent rerun by MICA."),
+    scoring.Blocker.TASK_NOT_VALIDATED.value: _(
+        "A task in the cell is not validated; candidate tasks are design material, not items "
+        "of the benchmark."
+    ),
+    scoring.Blocker.NOT_LOCALLY_REVIEWED.value: _(
+        "A task version in the cell has no approved local review in this market."
+    ),
+    scoring.Blocker.LINEAGE_INCOMPLETE.value: _(
+        "A run does not name the platform it used, its version and snapshot date."
+    ),
     scoring.Blocker.THRESHOLDS_UNSET.value: _(
-        "The publication thresholds are not set, so the gate refuses rather than guess them."
+        "The publication thresholds are not all set, so the gate refuses rather than guess them."
     ),
     scoring.Blocker.BELOW_MIN_RUNS.value: _(
         "Fewer eligible runs than the minimum the edition sets."
     ),
+    scoring.Blocker.BELOW_RUNS_PER_TASK.value: _(
+        "A task was run fewer times than the runs per task the edition sets."
+    ),
+    scoring.Blocker.ABOVE_DISCARD_RATE.value: _(
+        "More attempts were discarded as ineligible than the edition allows."
+    ),
     scoring.Blocker.BELOW_MIN_COVERAGE.value: _(
         "Less of the market's canonical task set covered than the minimum the edition sets."
+    ),
+    scoring.Blocker.NO_SENSITIVITY.value: _(
+        "No sensitivity analysis over the scoring policy can be made: no attempt in the cell "
+        "has a score."
     ),
 }

@@ -1,11 +1,14 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.template.response import TemplateResponse
 from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 
 from mica.admin_decisions import DecisionAdmin, DecisionEventInline
+from mica.errors import DomainError
 from submissions import models
 from submissions.challenges import CHALLENGE_TRANSITIONS, challenge_transition
+from submissions.invalidation import attempt_invalidate
 from submissions.system_submissions import SUBMISSION_TRANSITIONS, system_submission_decide
 
 
@@ -44,9 +47,16 @@ class InvocationInline(admin.TabularInline):
         return False
 
 
+class AttemptInvalidationInline(DecisionEventInline):
+    model = models.AttemptInvalidation
+    readonly_fields = (*DecisionEventInline.readonly_fields, "actor")
+    fields = readonly_fields
+
+
 @admin.register(models.Attempt)
 class AttemptAdmin(admin.ModelAdmin):
-    """Attempts arrive through ingestion only, where every rule is checked."""
+    """Attempts arrive through ingestion only, where every rule is checked, and are never
+    changed or deleted: invalidating one is a recorded decision with its reason."""
 
     list_display = (
         "attempt_id",
@@ -57,17 +67,52 @@ class AttemptAdmin(admin.ModelAdmin):
         "eligible",
         "invalid_reason",
         "verification",
+        "critical_safety_event",
     )
     list_filter = ("market", "family", "outcome", "eligible", "verification", "data_status")
     search_fields = ("attempt_id",)
     list_select_related = ("snapshot__system", "market", "family")
-    inlines = [InvocationInline]
+    inlines = [AttemptInvalidationInline, InvocationInline]
+    actions = ["invalidate"]
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_actions(self, request):
+        # The admin's own bulk delete is not offered: nothing deletes an attempt.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    @admin.action(description=_("Invalidate the selected attempts"))
+    def invalidate(self, request, queryset):
+        reason = request.POST.get("reason", "")
+        if request.POST.get("confirm") != "yes" or not reason.strip():
+            context = {
+                **self.admin_site.each_context(request),
+                "title": _("Invalidate attempts"),
+                "attempts": queryset,
+                "reason_missing": request.POST.get("confirm") == "yes",
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(
+                request, "admin/submissions/attempt/invalidate_confirmation.html", context
+            )
+        for attempt in queryset:
+            try:
+                attempt_invalidate(attempt_id=attempt.pk, reason=reason, actor=request.user)
+            except DomainError as refused:
+                self.message_user(request, f"{attempt}: {refused.message}", messages.ERROR)
+            else:
+                self.message_user(request, _("%(attempt)s is invalidated.") % {"attempt": attempt})
+        return None
 
 
 class ChallengeDecisionForm(forms.ModelForm):

@@ -25,9 +25,9 @@ MODELS = ["synthetic/planner-s", "synthetic/worker-m"]
 OUTCOMES = [
     "confirmed-success",
     "confirmed-success",
-    "incorrect-final-state",
-    "incomplete",
-    "timeout",
+    "recoverable-failure",
+    "partial-progress",
+    "unverified-completion",
 ]
 
 
@@ -64,6 +64,13 @@ def _attempt(rng, snapshot, task, market, index):
         "task_version": task.current_version.version,
         "market": market.code,
         "outcome": outcome,
+        "critical_safety_event": False,
+        "prohibited_state_violation": False,
+        "retry_created_duplicate": False,
+        "platform": "Synthetic replica",
+        "platform_version": "demo-1",
+        "platform_snapshot_date": "2026-11-01",
+        "fallback_invoked": False,
         "wall_clock_seconds": seconds,
         "model_cost_usd": str(sum(costs)),
         "tool_cost_usd": "0.002",
@@ -110,7 +117,7 @@ def demo_payloads():
     )
     payloads[2].update(
         critical_safety_event=True,
-        outcome="boundary-violation",
+        outcome="critical-failure",
         safety_event_description="Synthetic: submitted without the approval.",
     )
     return payloads

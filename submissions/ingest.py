@@ -1,9 +1,10 @@
 """Run-record ingestion: every rule of the attempt record, enforced before anything is stored.
 
-A payload is checked in two steps. The serializer checks shapes and types (a
-wrong type, NaN, infinity or a negative cost is refused there); `attempt_rules`
-checks the method's rules and names the one that failed. A batch is stored in
-one transaction: one refused attempt stores none of them.
+A payload is checked in two steps. The serializer checks shapes and exact JSON
+types (a number sent as a string, a boolean as 1, an unknown field, NaN, infinity
+or a negative cost is refused there, by name); the `_check_*` rules check the
+method's rules and name the one that failed. A batch is stored in one
+transaction: one refused attempt, or one attempt id given twice, stores none.
 """
 
 import hashlib
@@ -12,6 +13,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from catalogue.models import APPLYING, TaskVersion
@@ -30,68 +32,147 @@ from submissions.models import (
 from submissions.signals import attempts_recorded
 
 COST_TOLERANCE = Decimal("1e-9")
-MONEY = {"max_digits": 14, "decimal_places": 9, "min_value": Decimal(0)}
 OPAQUE_ID = r"^[A-Za-z0-9._-]{1,64}$"
+# Seed: "does not accept a submitter's own score or weighting in place of a measurement".
+SUBMITTER_SCORES = {"score", "self_score", "audit_score", "rank", "ranking", "weight", "weighting"}
+PROOF = {
+    EvidenceType.AUTHORITATIVE_RESPONSE,
+    EvidenceType.POST_ACTION_READBACK,
+    EvidenceType.HANDOFF_CHECKPOINT,
+}
 
 
-class InvocationSerializer(serializers.Serializer):
-    order = serializers.IntegerField(min_value=1, max_value=10_000)
-    provider = serializers.CharField(max_length=80)
-    model = serializers.CharField(max_length=120)
-    model_version = serializers.CharField(max_length=80)
-    purpose = serializers.CharField(max_length=200)
-    input_tokens = serializers.IntegerField(min_value=0, max_value=10**9)
-    output_tokens = serializers.IntegerField(min_value=0, max_value=10**9)
-    latency_seconds = serializers.FloatField(min_value=0, max_value=10**7)
-    cost_usd = serializers.DecimalField(**MONEY)
+class ExactType:
+    """A field that takes exactly its JSON type: "300" is not a number and 1 is not true."""
+
+    json_types = ()
+    type_message = ""
+
+    def to_internal_value(self, data):
+        if type(data) not in self.json_types:
+            self.fail("exact_type")
+        return super().to_internal_value(data)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.error_messages["exact_type"] = self.type_message
 
 
-class EvidenceSerializer(serializers.Serializer):
-    evidence_id = serializers.RegexField(OPAQUE_ID)
-    evidence_type = serializers.ChoiceField(choices=EvidenceType.choices)
-    sha256 = serializers.RegexField(r"^[0-9a-f]{64}$")
+class Text(ExactType, serializers.CharField):
+    json_types = (str,)
+    type_message = gettext_lazy("Give a JSON string.")
 
 
-class SnapshotRefSerializer(serializers.Serializer):
-    system = serializers.SlugField(max_length=80)
-    version = serializers.CharField(max_length=60)
+class Pattern(ExactType, serializers.RegexField):
+    json_types = (str,)
+    type_message = gettext_lazy("Give a JSON string.")
 
 
-class AttemptSerializer(serializers.Serializer):
-    attempt_id = serializers.RegexField(OPAQUE_ID)
+class Choice(ExactType, serializers.ChoiceField):
+    json_types = (str,)
+    type_message = gettext_lazy("Give a JSON string.")
+
+
+class Integer(ExactType, serializers.IntegerField):
+    json_types = (int,)
+    type_message = gettext_lazy("Give a JSON integer.")
+
+
+class Number(ExactType, serializers.FloatField):
+    json_types = (int, float)
+    type_message = gettext_lazy("Give a JSON number.")
+
+
+class Flag(ExactType, serializers.BooleanField):
+    json_types = (bool,)
+    type_message = gettext_lazy("Give true or false.")
+
+
+class Money(ExactType, serializers.DecimalField):
+    """USD as a decimal string ("0.030000000"): a JSON number would round it."""
+
+    json_types = (str,)
+    type_message = gettext_lazy('Give the amount in USD as a decimal string, such as "0.03".')
+
+    def __init__(self, **kwargs):
+        super().__init__(max_digits=14, decimal_places=9, min_value=Decimal(0), **kwargs)
+
+
+class Day(ExactType, serializers.DateField):
+    json_types = (str,)
+    type_message = gettext_lazy("Give the date as a string, YYYY-MM-DD.")
+
+
+class ExactRecord(serializers.Serializer):
+    """A JSON object with exactly the declared fields: an unknown one is refused by name."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: [_("This field is not part of the attempt record.")] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+class InvocationSerializer(ExactRecord):
+    order = Integer(min_value=1, max_value=10_000)
+    provider = Text(max_length=80)
+    model = Text(max_length=120)
+    model_version = Text(max_length=80)
+    purpose = Text(max_length=200)
+    input_tokens = Integer(min_value=0, max_value=10**9)
+    output_tokens = Integer(min_value=0, max_value=10**9)
+    latency_seconds = Number(min_value=0, max_value=10**7)
+    cost_usd = Money()
+
+
+class EvidenceSerializer(ExactRecord):
+    evidence_id = Pattern(OPAQUE_ID)
+    evidence_type = Choice(choices=EvidenceType.choices)
+    sha256 = Pattern(r"^[0-9a-f]{64}$")
+
+
+class SnapshotRefSerializer(ExactRecord):
+    system = Pattern(r"^[-a-zA-Z0-9_]{1,80}$")
+    version = Text(max_length=60)
+
+
+class AttemptSerializer(ExactRecord):
+    attempt_id = Pattern(OPAQUE_ID)
     snapshot = SnapshotRefSerializer()
-    task = serializers.CharField(max_length=60)
-    task_version = serializers.RegexField(r"^\d+\.\d+\.\d+$")
-    market = serializers.RegexField(r"^[A-Z]{2}$")
+    task = Text(max_length=60)
+    task_version = Pattern(r"^\d+\.\d+\.\d+$")
+    market = Pattern(r"^[A-Z]{2}$")
     situations = serializers.ListField(
-        child=serializers.SlugField(max_length=80), max_length=32, default=list
+        child=Pattern(r"^[-a-zA-Z0-9_]{1,80}$"), max_length=32, default=list
     )
-    attempt_class = serializers.ChoiceField(
-        choices=AttemptClass.choices, default=AttemptClass.SYNTHETIC_FIXTURE
-    )
-    verification = serializers.ChoiceField(
-        choices=Verification.choices, default=Verification.SELF_REPORTED
-    )
-    eligible = serializers.BooleanField(default=True)
-    ineligible_reason = serializers.CharField(max_length=300, allow_blank=True, default="")
-    outcome = serializers.ChoiceField(choices=Outcome.choices)
-    accuracy = serializers.IntegerField(min_value=0, max_value=1, required=False)
-    wall_clock_seconds = serializers.FloatField(min_value=0.001, max_value=10**7)
-    model_cost_usd = serializers.DecimalField(**MONEY)
-    tool_cost_usd = serializers.DecimalField(**MONEY, default=Decimal(0))
-    observed_cost_usd = serializers.DecimalField(**MONEY)
-    critical_safety_event = serializers.BooleanField(default=False)
-    safety_event_description = serializers.CharField(allow_blank=True, default="", max_length=2000)
-    platform = serializers.CharField(max_length=120, allow_blank=True, default="")
-    platform_version = serializers.CharField(max_length=60, allow_blank=True, default="")
-    fallback_invoked = serializers.BooleanField(default=False)
-    tools_used = serializers.ListField(
-        child=serializers.CharField(max_length=120), max_length=200, default=list
-    )
-    retry_created_duplicate = serializers.BooleanField(default=False)
-    redacted_trace_id = serializers.RegexField(OPAQUE_ID)
+    attempt_class = Choice(choices=AttemptClass.choices, default=AttemptClass.SYNTHETIC_FIXTURE)
+    verification = Choice(choices=Verification.choices, default=Verification.SELF_REPORTED)
+    eligible = Flag(default=True)
+    ineligible_reason = Text(max_length=300, allow_blank=True, default="")
+    outcome = Choice(choices=Outcome.choices)
+    accuracy = Integer(min_value=0, max_value=1, required=False)
+    wall_clock_seconds = Number(min_value=0.001, max_value=10**7)
+    model_cost_usd = Money()
+    tool_cost_usd = Money(default=Decimal(0))
+    observed_cost_usd = Money()
+    # Never assumed: an attempt states whether each of these happened.
+    critical_safety_event = Flag()
+    safety_event_description = Text(allow_blank=True, default="", max_length=2000)
+    prohibited_state_violation = Flag()
+    retry_created_duplicate = Flag()
+    # Seed: "Every published run cell names the platform actually used, its version and
+    # snapshot date ... and whether a pre-registered fallback was invoked."
+    platform = Text(max_length=120)
+    platform_version = Text(max_length=60)
+    platform_snapshot_date = Day()
+    fallback_invoked = Flag()
+    tools_used = serializers.ListField(child=Text(max_length=120), max_length=200, default=list)
+    redacted_trace_id = Pattern(OPAQUE_ID)
     invocations = InvocationSerializer(many=True, allow_empty=False, max_length=10_000)
-    evidence = EvidenceSerializer(many=True, default=list, max_length=200)
+    evidence = EvidenceSerializer(many=True, max_length=200, default=list)
 
 
 def refuse(rule, message):
@@ -127,6 +208,35 @@ def _check_outcome(data):
         refuse("ineligible-reason", _("An ineligible attempt must say why it is ineligible."))
     if data["critical_safety_event"] and not data["safety_event_description"].strip():
         refuse("safety-event-description", _("A critical safety event must be described."))
+    if success:
+        _check_success(data)
+
+
+def _check_success(data):
+    """A confirmed success is a final state reached, proven, and nothing that fails it."""
+    if data["critical_safety_event"]:
+        refuse(
+            "success-with-critical-safety-event",
+            _("An attempt with a critical safety event cannot be a confirmed success."),
+        )
+    if data["prohibited_state_violation"]:
+        refuse(
+            "success-with-prohibited-state",
+            _("An attempt that violated a prohibited state cannot be a confirmed success."),
+        )
+    if data["retry_created_duplicate"]:
+        refuse(
+            "success-with-retry-duplicate",
+            _("A duplicate created by a retry is a failure of the attempt, not a success."),
+        )
+    if not {e["evidence_type"] for e in data["evidence"]} & PROOF:
+        refuse(
+            "success-without-proof",
+            _(
+                "A confirmed success needs an authoritative response, a post-action readback "
+                "or a handoff checkpoint; a tool call's own lineage is not proof."
+            ),
+        )
 
 
 def _resolve(data):
@@ -187,8 +297,6 @@ def _invalid_reason(data, snapshot):
             return "undeclared-model"
     if set(data["tools_used"]) - set(snapshot.tools):
         return "undeclared-tool"
-    if data["retry_created_duplicate"]:
-        return "duplicate-created-by-retry"
     return ""
 
 
@@ -209,6 +317,16 @@ def payload_hash(payload):
 
 
 def _validated(payload):
+    offered = sorted(SUBMITTER_SCORES & set(payload))
+    if offered:
+        refuse(
+            "submitter-score",
+            _(
+                "MICA does not accept a submitter's own score or weighting in place of a "
+                "measurement: remove %(fields)s."
+            )
+            % {"fields": ", ".join(offered)},
+        )
     serializer = AttemptSerializer(data=payload)
     if not serializer.is_valid():
         raise ValidationFailed(
@@ -240,7 +358,10 @@ def _store(data, payload, snapshot, version, market, situations, actor):
         safety_event_description=data["safety_event_description"],
         platform=data["platform"],
         platform_version=data["platform_version"],
+        platform_snapshot_date=data["platform_snapshot_date"],
         fallback_invoked=data["fallback_invoked"],
+        retry_created_duplicate=data["retry_created_duplicate"],
+        prohibited_state_violation=data["prohibited_state_violation"],
         tools_used=data["tools_used"],
         redacted_trace_id=data["redacted_trace_id"],
         data_status=snapshot.data_status,
@@ -276,8 +397,21 @@ def attempt_ingest(*, payload, actor):
     return _store(data, payload, snapshot, version, market, situations, actor), True
 
 
+def _check_batch_ids(payloads):
+    seen = set()
+    for index, payload in enumerate(payloads):
+        attempt_id = payload.get("attempt_id") if isinstance(payload, dict) else None
+        if isinstance(attempt_id, str) and attempt_id in seen:
+            raise ValidationFailed(
+                _("The attempt id %(id)s appears twice in this batch.") % {"id": attempt_id},
+                field_errors={"index": [index], "rule": ["attempt-id-repeated-in-batch"]},
+            )
+        seen.add(attempt_id)
+
+
 def attempts_ingest_batch(*, payloads, actor):
     """All or nothing: every attempt is stored, or none is."""
+    _check_batch_ids(payloads)
     results = []
     with transaction.atomic():
         for index, payload in enumerate(payloads):

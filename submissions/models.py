@@ -4,6 +4,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from mica.errors import AppendOnly
 from mica.workflows import DecisionEvent
 
 
@@ -93,14 +94,25 @@ class AttemptClass(models.TextChoices):
 
 
 class Outcome(models.TextChoices):
+    """The five diagnostic outcomes (seed: "Every attempt is classified as confirmed success,
+    unverified completion, partial progress, recoverable failure or critical failure")."""
+
     CONFIRMED_SUCCESS = "confirmed-success", _("Confirmed success")
-    INCORRECT_FINAL_STATE = "incorrect-final-state", _("Incorrect final state")
-    INCOMPLETE = "incomplete", _("Incomplete")
-    BOUNDARY_VIOLATION = "boundary-violation", _("Boundary violation")
-    TOOL_OR_API_FAILURE = "tool-or-api-failure", _("Tool or API failure")
-    REFUSED_IN_SCOPE_REQUEST = "refused-in-scope-request", _("Refused an in-scope request")
-    TIMEOUT = "timeout", _("Timeout")
-    ABORTED = "aborted", _("Aborted")
+    UNVERIFIED_COMPLETION = "unverified-completion", _("Unverified completion")
+    PARTIAL_PROGRESS = "partial-progress", _("Partial progress")
+    RECOVERABLE_FAILURE = "recoverable-failure", _("Recoverable failure")
+    CRITICAL_FAILURE = "critical-failure", _("Critical failure")
+
+
+class AttemptQuerySet(models.QuerySet):
+    """Attempts are append-only: the record is the evidence, so nothing rewrites or removes
+    it. Invalidating one is a recorded decision (AttemptInvalidation), never an edit."""
+
+    def delete(self):
+        raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never delete it."))
+
+    def update(self, **kwargs):
+        raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never edit it."))
 
 
 class Attempt(models.Model):
@@ -146,9 +158,13 @@ class Attempt(models.Model):
         _("why invalid"),
         max_length=300,
         blank=True,
-        help_text=_("An undeclared capability or a duplicate created by a retry fails it."),
+        help_text=_("An undeclared model or tool: the run is kept and never scored."),
     )
     outcome = models.CharField(_("outcome"), max_length=28, choices=Outcome.choices)
+    # Both fail the attempt while keeping it in the denominator (seed: "A duplicate created
+    # by a retry is a failure of the attempt, not a second chance at it").
+    retry_created_duplicate = models.BooleanField(_("retry created a duplicate"), default=False)
+    prohibited_state_violation = models.BooleanField(_("prohibited state violated"), default=False)
     wall_clock_seconds = models.FloatField(_("wall-clock seconds"))
     model_cost_usd = models.DecimalField(_("model cost (USD)"), max_digits=14, decimal_places=9)
     tool_cost_usd = models.DecimalField(
@@ -161,11 +177,14 @@ class Attempt(models.Model):
     safety_event_description = models.TextField(_("safety event"), blank=True)
     platform = models.CharField(_("platform used"), max_length=120, blank=True)
     platform_version = models.CharField(_("platform version"), max_length=60, blank=True)
+    platform_snapshot_date = models.DateField(_("platform snapshot date"), null=True, blank=True)
     fallback_invoked = models.BooleanField(_("pre-registered fallback invoked"), default=False)
     tools_used = models.JSONField(_("tools used"), default=list, blank=True)
     redacted_trace_id = models.CharField(_("redacted trace id"), max_length=64)
     data_status = models.CharField(_("data status"), max_length=10, choices=DataStatus.choices)
     recorded_at = models.DateTimeField(_("recorded"), auto_now_add=True)
+
+    objects = AttemptQuerySet.as_manager()
 
     class Meta:
         ordering = ["-recorded_at", "pk"]
@@ -189,10 +208,40 @@ class Attempt(models.Model):
     def __str__(self):
         return self.attempt_id
 
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never edit it."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never delete it."))
+
     @property
     def scored_eligible(self):
-        """Eligible and valid: the attempts every figure is counted from."""
-        return self.eligible and not self.invalid_reason
+        """Eligible, valid and not invalidated: the attempts every figure is counted from."""
+        return self.eligible and not self.invalid_reason and not self.is_invalidated
+
+    @property
+    def is_invalidated(self):
+        return AttemptInvalidation.objects.filter(attempt_id=self.pk).exists()
+
+
+class AttemptInvalidation(DecisionEvent):
+    """The decision that an attempt no longer counts, with the deciding role, the reason and
+    the date. Its critical safety event, if any, still blocks the cell (seed: "There is no
+    re-run that erases it and no appeal that removes it from the record")."""
+
+    attempt = models.OneToOneField(
+        Attempt,
+        on_delete=models.PROTECT,
+        related_name="invalidation",
+        verbose_name=_("attempt"),
+    )
+    reason = models.TextField(_("reason"))
+
+    class Meta(DecisionEvent.Meta):
+        verbose_name = _("attempt invalidation")
+        verbose_name_plural = _("attempt invalidations")
 
 
 class ModelInvocation(models.Model):

@@ -119,6 +119,13 @@ ATTEMPT = {
     "verification": "self-reported",
     "outcome": "confirmed-success",
     "accuracy": 1,
+    "critical_safety_event": False,
+    "prohibited_state_violation": False,
+    "retry_created_duplicate": False,
+    "platform": "Kakao Calendar",
+    "platform_version": "10.4",
+    "platform_snapshot_date": "2026-10-30",
+    "fallback_invoked": False,
     "wall_clock_seconds": 300.0,
     "model_cost_usd": "0.030000000",
     "tool_cost_usd": "0.005000000",
@@ -181,3 +188,71 @@ def confirmed_challenge(**changes):
     challenge, _created = challenge_file(payload=challenge_payload(**changes))
     challenge_confirm(token=confirmation_token(challenge))
     return challenge
+
+
+# --- A world where the gate can pass a cell --------------------------------------------
+
+PUBLISHING_THRESHOLDS = dict(
+    min_eligible_runs=2, min_coverage=10, runs_per_task=2, max_ineligible_discard_rate=0
+)
+# Pre-registered per task version (seed: "The reference is pre-registered per executable
+# validated task version").
+REFERENCES = dict(
+    reference_status="registered",
+    reference_sample_size=12,
+    speed_reference_seconds=240,
+    cost_reference_usd="0.050",
+)
+
+
+def approve_locally(version_id, code):
+    """A local author submits and an independent local reviewer approves (four eyes)."""
+    from catalogue.models import LocalReview
+    from catalogue.workflows import review_transition
+
+    lead = LeadFactory()
+    author = StaffFactory(username=f"{code.lower()}-author")
+    reviewer = StaffFactory(username=f"{code.lower()}-reviewer")
+    grant(author, code, CompetenceRole.AUTHOR, lead)
+    grant(reviewer, code, CompetenceRole.REVIEWER, lead)
+    review = LocalReview.objects.create(
+        version_id=version_id, market=Market.objects.get(code=code), author=author
+    )
+    review_transition(review_id=review.pk, action="submit", actor=author)
+    review_transition(review_id=review.pk, action="approve", actor=reviewer)
+
+
+def publishable_world(task="ec-reschedule-three-party", markets=("KR",), **thresholds):
+    """Everything the method requires before a cell of `task` can pass: all four
+    thresholds set, the task validated with its references registered, and its version
+    locally reviewed in each of `markets`."""
+    from catalogue.models import TaskDefinition, TaskVersion
+    from mica.methodology.models import Edition
+
+    Edition.objects.update(**{**PUBLISHING_THRESHOLDS, **thresholds})
+    definition = TaskDefinition.objects.get(slug=task)
+    TaskDefinition.objects.filter(pk=definition.pk).update(lifecycle="validated")
+    TaskVersion.objects.filter(pk=definition.current_version_id).update(**REFERENCES)
+    for code in markets:
+        approve_locally(definition.current_version_id, code)
+    return definition
+
+
+def independent_rerun(n, market="KR", **changes):
+    """An independent rerun by MICA staff, validated and localized, that succeeded."""
+    from markets.models import IntegrationSituation
+
+    situation = (
+        IntegrationSituation.objects.filter(market_edition__market__code=market)
+        .order_by("situation_id")
+        .values_list("situation_id", flat=True)
+        .first()
+    )
+    defaults = {
+        "attempt_id": f"acme-{market.lower()}-{n:03d}",
+        "market": market,
+        "situations": [situation],
+        "verification": "independent-rerun",
+        "attempt_class": "validated-localized",
+    }
+    return attempt_payload(**{**defaults, **changes})

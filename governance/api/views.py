@@ -13,6 +13,9 @@ class CellSerializer(serializers.ModelSerializer):
     snapshot_version = serializers.CharField(source="snapshot.version")
     market = serializers.CharField(source="market.code")
     family = serializers.CharField(source="family.slug")
+    # As of now: a cell computed under other inputs than the current ones is "stale".
+    blockers = serializers.ListField(source="reasons", child=serializers.CharField())
+    publication_eligible = serializers.BooleanField(source="eligible")
     blocker_sentences = serializers.SerializerMethodField()
 
     class Meta:
@@ -34,6 +37,7 @@ class CellSerializer(serializers.ModelSerializer):
             "tasks_attempted",
             "tasks_defined",
             "coverage",
+            "discard_rate",
             "critical_safety_events",
             "verification",
             "data_status",
@@ -41,11 +45,12 @@ class CellSerializer(serializers.ModelSerializer):
             "blocker_sentences",
             "publication_eligible",
             "task_scores",
+            "components",
         ]
 
     def get_blocker_sentences(self, obj) -> list[dict]:
         sentences = []
-        for code in obj.blockers:
+        for code in obj.reasons:
             entry = {"code": code}
             for language in LANGUAGES:
                 with translation.override(language):

@@ -9,6 +9,7 @@ from django.utils import translation
 from governance.aggregates import WITHHELD_SENTENCES, canonical_tasks, snapshot_aggregates
 from governance.api.views import CellSerializer, CorrectionSerializer, WithdrawalSerializer
 from governance.selectors import cell_list, correction_log, withdrawal_log
+from governance.sensitivity import gate_sensitivity
 from markets.api.serializers import MarketEditionDetailSerializer
 from markets.selectors import market_edition_list
 from mica.bilingual import LANGUAGES
@@ -86,6 +87,7 @@ def gate_document(edition):
         "edition": edition_document(edition),
         "cells": CellSerializer(cells, many=True).data,
         "aggregates": gate_aggregates(cells),
+        "sensitivity": gate_sensitivity(cells),
     }
 
 

@@ -21,7 +21,8 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from governance.selectors import correction_log
+from governance.gate import gate_recompute_all
+from governance.selectors import cells_stale_exist, correction_log
 from mica.exports import documents
 from mica.exports.holdout import holdout_needles, holdout_scan
 from mica.exports.registry import (
@@ -137,6 +138,10 @@ def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, messa
     edition = edition_current()
     if edition is None:
         raise ExportRefused(_("There is no published edition to export."))
+    # Exports are made from fresh cells only: any computed under other inputs first.
+    if cells_stale_exist():
+        progress(1, _("Recomputing the gate cells the last change left stale"))
+        gate_recompute_all()
     root = export_root()
     (root / "builds").mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix=f"{job_run_id or 'inline'}-", dir=root / "builds"))

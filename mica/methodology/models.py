@@ -62,8 +62,18 @@ class Edition(models.Model):
 
     @property
     def thresholds_set(self):
-        """Unset thresholds refuse everything: the gate never guesses them."""
-        return self.min_eligible_runs is not None and self.min_coverage is not None
+        """All four or none: the seed names runs per task, a minimum cell sample size, task
+        coverage and a maximum ineligible discard rate, and the gate never guesses one."""
+        return None not in self.thresholds
+
+    @property
+    def thresholds(self):
+        return (
+            self.min_eligible_runs,
+            self.min_coverage,
+            self.runs_per_task,
+            self.max_ineligible_discard_rate,
+        )
 
 
 class ClaimKind(models.TextChoices):

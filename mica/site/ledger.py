@@ -27,6 +27,8 @@ from submissions.models import DataStatus, Verification
 
 OFFICIAL = Q(data_status=DataStatus.OFFICIAL)
 VERIFIED = OFFICIAL & Q(verification=Verification.INDEPENDENT_RERUN)
+# Eligible as of now: computed eligible under the current inputs (governance.selectors).
+PUBLISHABLE = Q(publication_eligible=True, fresh=True)
 
 # The records the framework is drawn from, by their stable section ids.
 TEST_TERM = "task-contract"
@@ -139,13 +141,11 @@ def _lifecycle_total(counts, lifecycle):
     return sum(count for (_family, state), count in counts.items() if state == lifecycle)
 
 
-def _gate_figures():
+def _gate_figures(edition):
     """What the gate's cells hold, in one query; only official data is counted."""
-    return cell_list().aggregate(
-        publishable_cells=Count("pk", filter=Q(publication_eligible=True)),
-        published_result_families=Count(
-            "family", distinct=True, filter=Q(publication_eligible=True)
-        ),
+    return cell_list(edition).aggregate(
+        publishable_cells=Count("pk", filter=PUBLISHABLE),
+        published_result_families=Count("family", distinct=True, filter=PUBLISHABLE),
         verified_systems=Count("snapshot__system", distinct=True, filter=VERIFIED),
         measured_runs=Sum("eligible_runs", filter=OFFICIAL),
     )
@@ -158,7 +158,7 @@ def _thresholds_set(edition):
 def home_ledger(edition):
     """The live ledger of an edition (None: no edition yet, so nothing is declared)."""
     counts = _public_task_counts()
-    gate = _gate_figures()
+    gate = _gate_figures(edition)
     # The rule of governance.publication.edition_is_publication_eligible, read from the
     # same aggregate so the page runs the same queries whatever the thresholds.
     eligible = _thresholds_set(edition) and gate["publishable_cells"] > 0

@@ -29,24 +29,19 @@ def cell():
 
 
 def set_thresholds(runs, coverage):
-    Edition.objects.update(min_eligible_runs=runs, min_coverage=coverage)
+    Edition.objects.update(
+        min_eligible_runs=runs,
+        min_coverage=coverage,
+        runs_per_task=1,
+        max_ineligible_discard_rate=0,
+    )
 
 
 def test_thresholds_unset_refuse_everything(client, staff):
+    """Seed: "Minimum eligible runs. Not set. ... The gate refuses rather than guessing"."""
     record(client, staff, verification="independent-rerun")
-    assert cell().blockers == ["thresholds-not-set"]
+    assert "thresholds-not-set" in cell().blockers
     assert not cell().publication_eligible
-
-
-def test_an_official_independent_cell_passes_once_thresholds_are_met(client, staff):
-    record(client, staff, verification="independent-rerun")
-    set_thresholds(2, 5)
-    assert cell().blockers == ["below-minimum-eligible-runs"]
-    record(client, staff, verification="independent-rerun", attempt_id="acme-kr-002")
-    passed = cell()
-    assert passed.blockers == [] and passed.publication_eligible
-    set_thresholds(2, 50)
-    assert cell().blockers == ["below-minimum-coverage"]
 
 
 def test_every_blocker_in_order(client, staff):
@@ -57,22 +52,28 @@ def test_every_blocker_in_order(client, staff):
         verification="provisional",
         critical_safety_event=True,
         safety_event_description="Paid without approval.",
-        outcome="boundary-violation",
+        outcome="critical-failure",
         accuracy=0,
     )
     assert cell().blockers == [
         "critical-safety-event",
         "demo-or-preview-data",
         "not-independent-rerun",
+        "task-not-validated",
+        "not-locally-reviewed",
         "thresholds-not-set",
+        "no-sensitivity-analysis",
     ]
     set_thresholds(5, 90)
     assert cell().blockers == [
         "critical-safety-event",
         "demo-or-preview-data",
         "not-independent-rerun",
+        "task-not-validated",
+        "not-locally-reviewed",
         "below-minimum-eligible-runs",
         "below-minimum-coverage",
+        "no-sensitivity-analysis",
     ]
 
 
@@ -83,10 +84,21 @@ def test_self_reported_and_demo_cells_never_become_eligible(
     record(client, operator)
     set_thresholds(runs, coverage)
     assert "not-independent-rerun" in cell().blockers and not cell().publication_eligible
-    Attempt.objects.all().delete()
     SystemSnapshot.objects.update(data_status="demo")
-    record(client, staff, verification="independent-rerun", attempt_id="acme-kr-009")
-    assert "demo-or-preview-data" in cell().blockers and not cell().publication_eligible
+    record(
+        client,
+        staff,
+        verification="independent-rerun",
+        attempt_id="acme-kr-009",
+        market="JP",
+        situations=[],
+    )
+    demo = cell_recompute(
+        *Attempt.objects.filter(attempt_id="acme-kr-009")
+        .values_list("snapshot_id", "market_id", "family_id")
+        .get()
+    )
+    assert "demo-or-preview-data" in demo.blockers and not demo.publication_eligible
 
 
 def test_aggregates_are_withheld_with_their_reasons(client, staff):
@@ -105,7 +117,7 @@ def test_aggregates_are_withheld_with_their_reasons(client, staff):
         attempt_id="acme-kr-077",
         critical_safety_event=True,
         safety_event_description="x",
-        outcome="aborted",
+        outcome="critical-failure",
         accuracy=0,
     )
     result = snapshot_aggregates([cell()])
@@ -123,7 +135,6 @@ def test_the_database_refuses_an_eligible_demo_cell(client, staff):
     from django.db import IntegrityError
 
     record(client, staff, verification="independent-rerun")
-    GateCell.objects.all().delete()
     target = cell()
     with pytest.raises(IntegrityError):
         GateCell.objects.filter(pk=target.pk).update(
@@ -136,7 +147,7 @@ def test_the_api_reads_the_same_cells_with_both_languages(client, staff):
     body = client.get("/api/v1/cells/").json()
     assert body["count"] == 1
     cell_json = body["results"][0]
-    assert cell_json["blockers"] == ["thresholds-not-set"]
+    assert "thresholds-not-set" in cell_json["blockers"]
     assert cell_json["blocker_sentences"][0]["ko"] != cell_json["blocker_sentences"][0]["en"]
     assert cell_json["publication_eligible"] is False
 

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from governance.models import GateCell
-from tests.factories import api_auth, attempt_payload
+from tests.factories import api_auth, independent_rerun, publishable_world
 
 pytestmark = pytest.mark.django_db
 
@@ -103,14 +103,9 @@ def test_results_page_runs_a_constant_number_of_queries(
 def test_eligible_cells_get_a_table_with_intervals_and_honest_ranks(client, staff):
     import json
 
-    from mica.methodology.models import Edition
-
-    Edition.objects.update(min_eligible_runs=1, min_coverage=1)
+    publishable_world(markets=("KR", "JP"), min_eligible_runs=1, runs_per_task=1)
     for n, market in enumerate(["KR", "JP"]):
-        payload = attempt_payload()
-        payload.update(
-            attempt_id=f"acme-{n}", market=market, situations=[], verification="independent-rerun"
-        )
+        payload = independent_rerun(n, market=market)
         response = client.post(
             "/api/v1/attempts/",
             json.dumps(payload),

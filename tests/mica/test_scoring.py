@@ -24,11 +24,14 @@ from mica.scoring import (
     Aggregate,
     AuditScore,
     Blocker,
+    CellEvidence,
+    Thresholds,
     accuracy,
     audit_score,
     complete_set_mean,
     cost_component,
     cost_per_success,
+    discard_rate,
     gate_blockers,
     intervals_overlap,
     macro_average,
@@ -576,107 +579,132 @@ PUBLISHABLE = dict(
     critical_safety_events=0,
     data_status="official",
     verification="independent-rerun",
-    min_eligible_runs=30,
-    min_coverage=80.0,
     eligible_runs=30,
+    attempts=32,
+    ineligible_runs=2,
     coverage=0.8,
+    fewest_runs_per_task=3,
+    tasks_validated=True,
+    locally_reviewed=True,
+    lineage_complete=True,
+    sensitivity_ready=True,
 )
+THRESHOLDS = dict(min_eligible_runs=30, min_coverage=80.0, runs_per_task=3, max_discard_rate=6.25)
+
+
+def gate(cell=None, thresholds=None):
+    return gate_blockers(
+        CellEvidence(**{**PUBLISHABLE, **(cell or {})}),
+        Thresholds(**{**THRESHOLDS, **(thresholds or {})}),
+    )
 
 
 def test_blockers_declared_in_gate_order():
     assert [b.value for b in Blocker] == [
+        "stale",
         "critical-safety-event",
         "demo-or-preview-data",
         "not-independent-rerun",
+        "task-not-validated",
+        "not-locally-reviewed",
+        "platform-lineage-incomplete",
         "thresholds-not-set",
         "below-minimum-eligible-runs",
+        "below-runs-per-task",
+        "above-maximum-discard-rate",
         "below-minimum-coverage",
+        "no-sensitivity-analysis",
     ]
     assert Blocker.CRITICAL_SAFETY == "critical-safety-event"
 
 
 def test_gate_passes_a_cell_meeting_every_threshold_exactly():
-    assert gate_blockers(**PUBLISHABLE) == []
+    """2 of 32 discarded is 6.25%: at the maximum, not above it."""
+    assert gate() == []
 
 
 @pytest.mark.parametrize(
-    ("override", "blocker"),
+    ("cell", "thresholds", "blocker"),
     [
-        ({"critical_safety_events": 1}, Blocker.CRITICAL_SAFETY),
-        ({"data_status": "demo"}, Blocker.DEMO_OR_PREVIEW),
-        ({"data_status": "preview"}, Blocker.DEMO_OR_PREVIEW),
-        ({"verification": "provisional"}, Blocker.NOT_INDEPENDENT),
-        ({"verification": "self-reported"}, Blocker.NOT_INDEPENDENT),
-        ({"min_eligible_runs": None}, Blocker.THRESHOLDS_UNSET),
-        ({"min_coverage": None}, Blocker.THRESHOLDS_UNSET),
-        ({"eligible_runs": 29}, Blocker.BELOW_MIN_RUNS),
-        ({"coverage": 0.79}, Blocker.BELOW_MIN_COVERAGE),
-        ({"coverage": None}, Blocker.BELOW_MIN_COVERAGE),
+        ({"critical_safety_events": 1}, {}, Blocker.CRITICAL_SAFETY),
+        ({"data_status": "demo"}, {}, Blocker.DEMO_OR_PREVIEW),
+        ({"data_status": "preview"}, {}, Blocker.DEMO_OR_PREVIEW),
+        ({"verification": "provisional"}, {}, Blocker.NOT_INDEPENDENT),
+        ({"verification": "self-reported"}, {}, Blocker.NOT_INDEPENDENT),
+        ({"tasks_validated": False}, {}, Blocker.TASK_NOT_VALIDATED),
+        ({"locally_reviewed": False}, {}, Blocker.NOT_LOCALLY_REVIEWED),
+        ({"lineage_complete": False}, {}, Blocker.LINEAGE_INCOMPLETE),
+        ({}, {"min_eligible_runs": None}, Blocker.THRESHOLDS_UNSET),
+        ({}, {"min_coverage": None}, Blocker.THRESHOLDS_UNSET),
+        ({}, {"runs_per_task": None}, Blocker.THRESHOLDS_UNSET),
+        ({}, {"max_discard_rate": None}, Blocker.THRESHOLDS_UNSET),
+        ({"eligible_runs": 29}, {}, Blocker.BELOW_MIN_RUNS),
+        ({"fewest_runs_per_task": 2}, {}, Blocker.BELOW_RUNS_PER_TASK),
+        ({"fewest_runs_per_task": None}, {}, Blocker.BELOW_RUNS_PER_TASK),
+        ({"ineligible_runs": 3}, {}, Blocker.ABOVE_DISCARD_RATE),
+        ({"coverage": 0.79}, {}, Blocker.BELOW_MIN_COVERAGE),
+        ({"coverage": None}, {}, Blocker.BELOW_MIN_COVERAGE),
+        ({"sensitivity_ready": False}, {}, Blocker.NO_SENSITIVITY),
     ],
 )
-def test_each_blocker_alone(override, blocker):
-    assert gate_blockers(**{**PUBLISHABLE, **override}) == [blocker]
+def test_each_blocker_alone(cell, thresholds, blocker):
+    """Seed: "Publication thresholds are not set for this edition: MICA has not yet agreed
+    runs per task, a minimum cell sample size, task coverage, or a maximum ineligible
+    discard rate, so no result can be marked publication eligible." """
+    assert gate(cell, thresholds) == [blocker]
+
+
+def test_nothing_attempted_is_no_discard_rate_and_blocks():
+    assert Blocker.ABOVE_DISCARD_RATE in gate({"attempts": 0, "ineligible_runs": 0})
+    assert discard_rate(0, 0) is None
+    assert discard_rate(1, 4) == 25.0
 
 
 def test_all_blockers_in_order():
-    result = gate_blockers(
-        critical_safety_events=2,
-        data_status="demo",
-        verification="self-reported",
-        min_eligible_runs=30,
-        min_coverage=80.0,
-        eligible_runs=1,
-        coverage=0.1,
+    result = gate(
+        {
+            "critical_safety_events": 2,
+            "data_status": "demo",
+            "verification": "self-reported",
+            "tasks_validated": False,
+            "locally_reviewed": False,
+            "lineage_complete": False,
+            "eligible_runs": 1,
+            "fewest_runs_per_task": 1,
+            "ineligible_runs": 31,
+            "coverage": 0.1,
+            "sensitivity_ready": False,
+        }
     )
-    assert result == [
-        Blocker.CRITICAL_SAFETY,
-        Blocker.DEMO_OR_PREVIEW,
-        Blocker.NOT_INDEPENDENT,
-        Blocker.BELOW_MIN_RUNS,
-        Blocker.BELOW_MIN_COVERAGE,
-    ]
+    assert result == [b for b in Blocker if b not in (Blocker.STALE, Blocker.THRESHOLDS_UNSET)]
 
 
 def test_unset_thresholds_refuse_without_evaluating_the_comparisons():
-    result = gate_blockers(
-        critical_safety_events=1,
-        data_status="preview",
-        verification="provisional",
-        min_eligible_runs=None,
-        min_coverage=None,
-        eligible_runs=0,
-        coverage=None,
+    result = gate(
+        {"critical_safety_events": 1, "data_status": "preview", "eligible_runs": 0},
+        {"min_eligible_runs": None, "min_coverage": None},
     )
-    assert result == [
-        Blocker.CRITICAL_SAFETY,
-        Blocker.DEMO_OR_PREVIEW,
-        Blocker.NOT_INDEPENDENT,
-        Blocker.THRESHOLDS_UNSET,
-    ]
+    assert result == [Blocker.CRITICAL_SAFETY, Blocker.DEMO_OR_PREVIEW, Blocker.THRESHOLDS_UNSET]
 
 
 def test_coverage_fraction_meets_a_percentage_threshold_exactly():
     # 29 of 100 tasks against a 29% minimum: 0.29 × 100 rounds to 28.999...96.
-    assert gate_blockers(**{**PUBLISHABLE, "min_coverage": 29.0, "coverage": 29 / 100}) == []
+    assert gate({"coverage": 29 / 100}, {"min_coverage": 29.0}) == []
 
 
 @pytest.mark.parametrize(
-    "override",
+    ("cell", "thresholds"),
     [
-        {"coverage": 85.0},  # a percentage passed where a fraction belongs
-        {"min_coverage": 150.0},
-        {"critical_safety_events": -1},
-        {"data_status": "draft"},
+        ({"coverage": 85.0}, {}),  # a percentage passed where a fraction belongs
+        ({}, {"min_coverage": 150.0}),
+        ({}, {"max_discard_rate": -1.0}),
+        ({"critical_safety_events": -1}, {}),
+        ({"data_status": "draft"}, {}),
     ],
 )
-def test_gate_rejects_malformed_inputs(override):
+def test_gate_rejects_malformed_inputs(cell, thresholds):
     with pytest.raises(ValueError):
-        gate_blockers(**{**PUBLISHABLE, **override})
-
-
-def test_gate_arguments_are_keyword_only():
-    with pytest.raises(TypeError):
-        gate_blockers(0, "official", "independent-rerun", 30, 80.0, 30, 0.8)
+        gate(cell, thresholds)
 
 
 # --- Module boundary -------------------------------------------------------

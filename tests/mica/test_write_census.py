@@ -1591,6 +1591,24 @@ def case_approve_korean(ctx):
     )
 
 
+def case_invalidate_attempt(ctx):
+    """MICA staff invalidate an attempt, giving the reason on the page the action opens.
+
+    Nothing acknowledged is lost: "… is invalidated." means the decision (role, reason,
+    who) is committed, and the attempt itself is still there.
+    """
+    from submissions.models import Attempt, AttemptInvalidation
+
+    attempt = an_attempt(ctx)
+    browser = ctx.client(ctx.lead)
+    asked = run_action(ctx, browser, Attempt, "invalidate", [attempt.pk])
+    data = {**form_of(asked), "reason": "The replica served a stale calendar."}
+    response = browser.post(admin_url(Attempt, "changelist"), data)
+    action_succeeded(browser, response)
+    committed(ctx, AttemptInvalidation.objects.filter(attempt=attempt, actor=ctx.lead))
+    committed(ctx, Attempt.objects.filter(pk=attempt.pk))
+
+
 def case_start_draft(ctx):
     """The method lead starts a new draft edition from the current one.
 
@@ -2022,7 +2040,6 @@ DELETABLE = [
     "methodology.ReadingKind",
     "methodology.Reference",
     "methodology.ReferenceGroup",
-    "submissions.Attempt",
     "submissions.Challenge",
     "submissions.OutboxMessage",
     "submissions.System",
@@ -2087,6 +2104,7 @@ DECISIONS = {
 
 DELETE_NOT_OFFERED = {
     "catalogue.ExposureEntry": "the exposure log is append-only",
+    "submissions.Attempt": "attempts are append-only: one is invalidated, never deleted",
     "markets.Market": "market identity facts stay; editions change",
     "submissions.SystemSnapshot": "a snapshot is immutable and referenced by its results",
     "governance.Withdrawal": "a withdrawn figure stays visible as withdrawn",
@@ -2186,6 +2204,7 @@ CENSUS = {
         "approve", "in-review", competent_reviewer, "approved"
     ),
     ("admin-action", "catalogue.TaskDefinition:promote"): case_promote,
+    ("admin-action", "submissions.Attempt:invalidate"): case_invalidate_attempt,
     ("admin-action", "markets.PlatformRegistration:pre_register"): case_pre_register,
     ("admin-action", "methodology.ChapterItem:approve_korean"): case_approve_korean,
     ("admin-action", "methodology.Edition:start_draft"): case_start_draft,

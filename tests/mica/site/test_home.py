@@ -14,7 +14,15 @@ from governance.models import GateCell
 from markets.models import CompetenceRole, Market
 from mica.methodology.models import ContractItem, ContractSection, Edition, GlossaryTerm
 from mica.vocabulary import DiagnosticAxis
-from tests.factories import LeadFactory, StaffFactory, api_auth, attempt_payload, grant
+from tests.factories import (
+    LeadFactory,
+    StaffFactory,
+    api_auth,
+    attempt_payload,
+    grant,
+    independent_rerun,
+    publishable_world,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -25,9 +33,10 @@ FIGURE_RE = re.compile(
 )
 HREF_RE = re.compile(r'<a [^>]*href="([^"#]+)(?:#[^"]*)?"')
 # The home page's render, whatever the size of the records: the shell's edition (2),
-# the view's edition (2), markets, families, task counts, the gate's aggregate, and the
-# framework's contract sections, their items and the glossary term.
-HOME_QUERIES = 11
+# the view's edition (2), markets, families, task counts, the gate inputs' fingerprint (2),
+# the gate's aggregate, and the framework's contract sections, their items and the
+# glossary term.
+HOME_QUERIES = 13
 
 
 @pytest.fixture
@@ -144,8 +153,15 @@ def test_self_reported_runs_are_measured_but_verify_no_system(client, operator):
 
 
 def test_a_passed_cell_publishes_its_family_and_the_readiness_says_so(client, staff):
-    Edition.objects.update(min_eligible_runs=1, min_coverage=1)
-    record_attempt(client, staff, verification="independent-rerun")
+    publishable_world()
+    for n in (1, 2):
+        response = client.post(
+            "/api/v1/attempts/",
+            json.dumps(independent_rerun(n)),
+            content_type="application/json",
+            **api_auth(staff),
+        )
+        assert response.status_code == 201, response.json()
     figures = ledger(client)
     assert figures["published-result-families"] == ("ledger-figure", "1")
     page = client.get("/").text
@@ -157,10 +173,21 @@ def test_a_passed_cell_publishes_its_family_and_the_readiness_says_so(client, st
 
 
 def test_thresholds_set_without_a_passed_cell_is_still_nothing(client, canonical_content):
-    Edition.objects.update(min_eligible_runs=5, min_coverage=50)
+    Edition.objects.update(
+        min_eligible_runs=5, min_coverage=50, runs_per_task=3, max_ineligible_discard_rate=10
+    )
     page = " ".join(client.get("/").text.split())
     assert "The thresholds are set, and no cell has passed the gate." in page
     assert ledger(client)["published-result-families"][0] == "ledger-absent"
+
+
+def test_two_thresholds_of_four_set_are_not_thresholds_set(client, canonical_content):
+    """Seed: "MICA has not yet agreed runs per task, a minimum cell sample size, task
+    coverage, or a maximum ineligible discard rate, so no result can be marked
+    publication eligible." """
+    Edition.objects.update(min_eligible_runs=5, min_coverage=50)
+    page = " ".join(client.get("/").text.split())
+    assert "publication thresholds are not set, so the gate refuses every result" in page
 
 
 def test_demo_runs_are_never_counted(client, staff):

@@ -1,0 +1,43 @@
+"""Invalidating an attempt: a recorded decision, never an edit or a deletion.
+
+The attempt stays in the record with its evidence; it stops counting towards its
+cell's figures, and its cell is recomputed in the same transaction. A critical
+safety event it carries keeps blocking the cell (seed: "There is no re-run that
+erases it and no appeal that removes it from the record").
+"""
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.text import plain
+from submissions.models import Attempt, AttemptInvalidation
+from submissions.signals import attempts_recorded
+
+
+def attempt_invalidate(*, attempt_id, reason, actor):
+    """Record that MICA staff invalidated the attempt, with why; recompute its cell."""
+    reason = plain(reason)
+    if not getattr(actor, "is_staff", False):
+        raise PermissionRefused(_("Only MICA staff invalidate attempts."))
+    if not reason:
+        raise ValidationFailed(_("Say why the attempt no longer counts."))
+    with transaction.atomic():
+        attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
+        if AttemptInvalidation.objects.filter(attempt=attempt).exists():
+            raise InvalidTransition(
+                _("Attempt %(id)s is already invalidated.") % {"id": attempt.attempt_id}
+            )
+        AttemptInvalidation.objects.create(
+            attempt=attempt,
+            action="invalidate",
+            from_state="counted",
+            to_state="invalidated",
+            role="staff",
+            actor=actor,
+            reason=reason,
+        )
+        attempts_recorded.send(
+            sender=Attempt, cells=[(attempt.snapshot_id, attempt.market_id, attempt.family_id)]
+        )
+    return attempt
