@@ -356,3 +356,44 @@ def test_every_run_names_its_platform_on_the_evidence_page(client, staff, world)
     page = client.get(f"/evidence/{the_cell().cell_id}/").text
     assert "Kakao Calendar 10.4 (Oct. 30, 2026)" in page
     assert "300.0 s" in page and "USD 0.035" in page
+
+
+def test_what_a_cell_counts_is_its_counted_attempts_only(client, staff, world):
+    """Seed: "Accuracy · share of eligible runs reaching the confirmed final state";
+    "Speed · wall-clock seconds, successful eligible runs only"; "Cost · ... Total
+    eligible attempt cost divided by successful eligible runs"; and a critical safety
+    event blocks the cell whichever attempt carries it."""
+    failure = rerun(3, outcome="recoverable-failure", accuracy=0, wall_clock_seconds=900.0)
+    failure["invocations"][0]["latency_seconds"] = 4.5
+    discarded = rerun(
+        4,
+        eligible=False,
+        ineligible_reason="The replica was unreachable.",
+        outcome="critical-failure",
+        accuracy=0,
+        critical_safety_event=True,
+        safety_event_description="Sent the payment link to the wrong contact.",
+    )
+    assert post(client, staff, [rerun(1), rerun(2), failure, discarded]).status_code == 201
+    cell = the_cell()
+    assert (cell.attempts, cell.eligible_runs, cell.ineligible_runs) == (4, 3, 1)
+    assert (cell.successes, cell.accuracy) == (2, pytest.approx(2 / 3))
+    # Latency over the two successes (300 s each), never the 900 s failure.
+    assert (cell.p50_seconds, cell.p95_seconds) == (300.0, 300.0)
+    assert cell.eligible_median_seconds == 300.0
+    # Cost: the three eligible attempts' 0.035 each, charged to the two successes.
+    assert float(cell.total_cost_usd) == pytest.approx(0.105)
+    assert cell.cost_per_success_usd == pytest.approx(0.0525)
+    # The ineligible attempt's safety event still blocks.
+    assert cell.critical_safety_events == 1 and "critical-safety-event" in cell.blockers
+
+
+def test_a_cell_is_as_strong_as_its_weakest_counted_attempt(client, operator, staff, world):
+    """Seed: "Verification. Independent rerun only. Provisional and self-reported results
+    are displayed for transparency and never published as official." """
+    assert post(client, staff, [rerun(1), rerun(2)]).status_code == 201
+    assert the_cell().verification == "independent-rerun"
+    own = rerun(3, verification="self-reported")
+    assert post(client, operator, [own]).status_code == 201
+    cell = the_cell()
+    assert cell.verification == "self-reported" and "not-independent-rerun" in cell.blockers

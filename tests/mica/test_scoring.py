@@ -718,5 +718,8 @@ def test_scoring_imports_only_the_standard_library():
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
     }
-    assert imported <= set(sys.stdlib_module_names)
+    allowed = set(sys.stdlib_module_names)
+    if "mutants" in Path(scoring.__file__).parts:
+        allowed.add("mutmut")  # the trampoline of a copy `make mutation` made
+    assert imported <= allowed
     assert "django" not in imported
