@@ -199,7 +199,8 @@ def audit_score(
     if c is None:
         return AuditScore(None, REASON_COST_NOT_MEASURED)
     a = 1.0 if confirmed_success else 0.0
-    return AuditScore(min(100.0, max(0.0, 100.0 * a * s * c)), None)
+    # a is 0 or 1 and s, c lie in (0, 1]: the value lies in [0, 100] without a clamp.
+    return AuditScore(100.0 * a * s * c, None)
 
 
 # --- Aggregation -----------------------------------------------------------

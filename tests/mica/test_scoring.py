@@ -707,6 +707,74 @@ def test_gate_rejects_malformed_inputs(cell, thresholds):
         gate(cell, thresholds)
 
 
+# --- Refusals name what is wrong --------------------------------------------
+
+REFUSALS = [
+    (lambda: wilson_interval(-1, 3), "counts cannot be negative"),
+    (lambda: wilson_interval(4, 3), "successes cannot exceed eligible runs"),
+    (lambda: wilson_interval(1, 3, z=0.0), "z must be a positive finite number"),
+    (lambda: intervals_overlap((0.6, 0.4), (0.1, 0.2)), "interval (0.6, 0.4) has low above high"),
+    (lambda: separable_ranks([("a", (0, 1)), ("a", (0, 1))]), "entry ids must be unique"),
+    (lambda: percentile([1.0], 1.5), "p must lie in [0, 1]"),
+    (lambda: percentile([1.0, math.inf], 0.5), "latencies must be finite"),
+    (lambda: cost_per_success(1.0, -1), "successes cannot be negative"),
+    (lambda: cost_per_success(-1.0, 1), "cost must be a finite, non-negative USD amount"),
+    (lambda: mean_with_exclusions({"a": math.nan}), "scores must be finite"),
+    (lambda: sensitivity({"a": (1.0, 2.0, 0.5)}), "cell 'a' needs three components in [0, 1]"),
+    (lambda: rank_shifts({"geometric-mean": ["a"]}), 'orderings must include "product"'),
+    (
+        lambda: rank_shifts({"product": ["a"], "accuracy-only": ["b"]}),
+        "ordering 'accuracy-only' does not hold the same cells as the product",
+    ),
+    (lambda: gate({"critical_safety_events": -1}), "critical safety events cannot be negative"),
+    (lambda: gate({"data_status": "draft"}), "unknown data status 'draft'"),
+    (lambda: gate({"coverage": 1.5}), "coverage is a fraction in [0, 1]"),
+    (lambda: gate({}, {"min_coverage": 100.5}), "min_coverage is a percentage in [0, 100]"),
+    (lambda: gate({}, {"max_discard_rate": -0.5}), "max_discard_rate is a percentage in [0, 100]"),
+]
+
+
+@pytest.mark.parametrize(("call", "message"), REFUSALS, ids=[m for _c, m in REFUSALS])
+def test_every_refusal_names_what_is_wrong(call, message):
+    with pytest.raises(ValueError) as refused:
+        call()
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(
+    ("cell", "thresholds"),
+    [
+        ({"coverage": 0.0}, {"min_coverage": 0.0}),
+        ({"coverage": 1.0}, {"min_coverage": 100.0}),
+        ({}, {"min_coverage": 0.5, "max_discard_rate": 100.0}),
+        ({"ineligible_runs": 0}, {"max_discard_rate": 0.0}),
+    ],
+)
+def test_the_edges_of_every_range_are_inside_it(cell, thresholds):
+    """Coverage is a fraction in [0, 1] and thresholds percentages in [0, 100], edges
+    included: a cell at 0 % against a 0 % minimum or at 100 % against 100 % passes."""
+    assert gate(cell, thresholds) == []
+
+
+def test_a_coverage_just_below_a_full_minimum_is_below_it():
+    assert gate({"coverage": 0.995}, {"min_coverage": 100.0}) == [Blocker.BELOW_MIN_COVERAGE]
+
+
+def test_zero_width_intervals_and_components_at_zero_are_valid():
+    assert intervals_overlap((0.5, 0.5), (0.5, 0.5))
+    assert sensitivity({"a": (0.0, 0.0, 0.0)})["product"] == ["a"]
+
+
+def test_any_positive_z_is_accepted():
+    low, high = wilson_interval(1, 2, z=0.5)
+    assert 0 < low < 0.5 < high < 1
+
+
+def test_a_withheld_macro_average_includes_nothing():
+    result = macro_average({"KR": 0.5}, MARKETS)
+    assert result.included == () and result.value is None
+
+
 # --- Module boundary -------------------------------------------------------
 
 

@@ -1,0 +1,95 @@
+"""Mutation testing of the core rules: `make mutation [MUTATION_TARGETS="scoring gate"]`.
+
+Each target (the scoring library, the gate, the ingestion) is mutated by mutmut
+against its own tests, in a copy of the tracked tree under var/mutation/<target>/,
+so a pure library's mutants are judged by its fast tests alone. Prints, per
+target, how many mutants were killed and which survived.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "var" / "mutation"
+TARGETS = {
+    "scoring": ("mica/scoring.py", ["tests/mica/test_scoring.py"]),
+    "gate": (
+        "governance/gate.py",
+        ["tests/governance/test_gate_rules.py", "tests/governance/test_gate.py"],
+    ),
+    "ingestion": ("submissions/ingest.py", ["tests/submissions/test_ingest.py"]),
+}
+SECTION = re.compile(r"^\[tool\.mutmut\].*?(?=^\[|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def tracked_copy(destination):
+    """The tracked tree, as a fresh clone has it, plus uncommitted edits of tracked files."""
+    if destination.exists():
+        shutil.rmtree(destination)
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.splitlines()
+    for name in files:
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target)
+
+
+def configure(directory, module, tests):
+    pyproject = directory / "pyproject.toml"
+    section = SECTION.search(pyproject.read_text(encoding="utf-8")).group(0)
+    own = section.replace(
+        section[section.index("only_mutate") : section.index("\n", section.index("only_mutate"))],
+        f'only_mutate = ["{module}"]',
+    )
+    selection = "pytest_add_cli_args_test_selection = ["
+    start = own.index(selection)
+    own = own[:start] + selection + ", ".join(f'"{t}"' for t in tests) + "]\n"
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace(section, own), encoding="utf-8"
+    )
+
+
+def run(name):
+    module, tests = TARGETS[name]
+    directory = WORK / name
+    tracked_copy(directory)
+    configure(directory, module, tests)
+    mutmut = Path(sys.executable).with_name("mutmut")
+    children = str(os.cpu_count() or 1)
+    subprocess.run(
+        [str(mutmut), "run", "--max-children", children],
+        cwd=directory,
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
+    results = subprocess.run(
+        [str(mutmut), "results", "--all", "true"],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    statuses = re.findall(r"^\s*(\S+): (.+)$", results, re.MULTILINE)
+    survived = sorted(mutant for mutant, status in statuses if status == "survived")
+    others = [s for _m, s in statuses if s not in ("killed", "survived")]
+    killed = sum(1 for _m, s in statuses if s == "killed")
+    print(f"{name} ({module}): {len(statuses)} mutants, {killed} killed, {len(survived)} survived")
+    if others:
+        print(f"  other outcomes: {sorted(set(others))} × {len(others)}")
+    for mutant in survived:
+        print(f"  survived: {mutant}")
+    return not survived
+
+
+def main(names):
+    passed = [run(name) for name in names or TARGETS]
+    return 0 if all(passed) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
