@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # the broker tests (-m broker) need a run of their own, one at a time, as .ci/run does.
 PYTEST_PARALLEL ?= -n auto --dist loadfile
 
-.PHONY: run test lint format messages serve-setup clean
+.PHONY: run test lint format messages serve-setup clean mutation
 
 $(VENV)/.base-installed: requirements/base.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,3 +50,9 @@ messages: $(VENV)/.base-installed
 
 clean:
 	rm -rf $(VENV) var staticfiles
+
+# Mutation testing of the scoring library, the gate and the ingestion (not part of CI:
+# see the README for the last run). MUTATION_TARGETS="scoring" runs one of them.
+MUTATION_TARGETS ?=
+mutation: $(VENV)/.test-installed
+	$(PY) tools/mutation.py $(MUTATION_TARGETS)

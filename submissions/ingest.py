@@ -58,34 +58,20 @@ class ExactType:
         self.error_messages["exact_type"] = self.type_message
 
 
-class Text(ExactType, serializers.CharField):
-    json_types = (str,)
-    type_message = gettext_lazy("Give a JSON string.")
+def exact(field, json_types, message):
+    """`field` taking only values of `json_types`, refused with `message` otherwise."""
+    attributes = {"json_types": json_types, "type_message": message}
+    return type(f"Exact{field.__name__}", (ExactType, field), attributes)
 
 
-class Pattern(ExactType, serializers.RegexField):
-    json_types = (str,)
-    type_message = gettext_lazy("Give a JSON string.")
-
-
-class Choice(ExactType, serializers.ChoiceField):
-    json_types = (str,)
-    type_message = gettext_lazy("Give a JSON string.")
-
-
-class Integer(ExactType, serializers.IntegerField):
-    json_types = (int,)
-    type_message = gettext_lazy("Give a JSON integer.")
-
-
-class Number(ExactType, serializers.FloatField):
-    json_types = (int, float)
-    type_message = gettext_lazy("Give a JSON number.")
-
-
-class Flag(ExactType, serializers.BooleanField):
-    json_types = (bool,)
-    type_message = gettext_lazy("Give true or false.")
+JSON_STRING = gettext_lazy("Give a JSON string.")
+Text = exact(serializers.CharField, (str,), JSON_STRING)
+Pattern = exact(serializers.RegexField, (str,), JSON_STRING)
+Choice = exact(serializers.ChoiceField, (str,), JSON_STRING)
+Integer = exact(serializers.IntegerField, (int,), gettext_lazy("Give a JSON integer."))
+Number = exact(serializers.FloatField, (int, float), gettext_lazy("Give a JSON number."))
+Flag = exact(serializers.BooleanField, (bool,), gettext_lazy("Give true or false."))
+Day = exact(serializers.DateField, (str,), gettext_lazy("Give the date as a string, YYYY-MM-DD."))
 
 
 class Money(ExactType, serializers.DecimalField):
@@ -96,11 +82,6 @@ class Money(ExactType, serializers.DecimalField):
 
     def __init__(self, **kwargs):
         super().__init__(max_digits=14, decimal_places=9, min_value=Decimal(0), **kwargs)
-
-
-class Day(ExactType, serializers.DateField):
-    json_types = (str,)
-    type_message = gettext_lazy("Give the date as a string, YYYY-MM-DD.")
 
 
 class ExactRecord(serializers.Serializer):
