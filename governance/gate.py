@@ -301,10 +301,21 @@ def _blockers(figures, runs, verification, data_status, edition, market_id):
     return [blocker.value for blocker in scoring.gate_blockers(evidence, _thresholds(edition))]
 
 
-def cell_recompute(snapshot_id, market_id, family_id, *, edition=None, fingerprint=None):
-    """Recompute one cell from its attempts; the cell disappears when it has none."""
-    edition = edition or edition_current()
-    fingerprint = fingerprint or gate_inputs_fingerprint(edition)
+def cell_recompute(snapshot_id, market_id, family_id):
+    """Recompute one cell from its attempts under the current edition and inputs."""
+    edition = edition_current()
+    return cell_compute(
+        snapshot_id,
+        market_id,
+        family_id,
+        edition=edition,
+        fingerprint=gate_inputs_fingerprint(edition),
+    )
+
+
+def cell_compute(snapshot_id, market_id, family_id, *, edition, fingerprint):
+    """Compute one cell from its attempts under `edition`, recording the `fingerprint` of
+    the inputs it was computed from; the cell disappears when it has no attempt."""
     attempts = Attempt.objects.filter(
         snapshot_id=snapshot_id, market_id=market_id, family_id=family_id
     )
@@ -356,14 +367,16 @@ def gate_recompute_all(progress=lambda percent, message: None):
         fingerprint = gate_inputs_fingerprint(edition)
         keys = _cell_keys()
         for index, key in enumerate(keys, start=1):
-            cell_recompute(*key, edition=edition, fingerprint=fingerprint)
+            cell_compute(*key, edition=edition, fingerprint=fingerprint)
             if index % 25 == 0 or index == len(keys):
                 progress(round(100 * index / len(keys)), f"{index} of {len(keys)} cells")
         wanted = set(keys)
         orphans = [
-            cell.pk
-            for cell in GateCell.objects.only("snapshot_id", "market_id", "family_id")
-            if (cell.snapshot_id, cell.market_id, cell.family_id) not in wanted
+            pk
+            for pk, *key in GateCell.objects.values_list(
+                "pk", "snapshot_id", "market_id", "family_id"
+            )
+            if tuple(key) not in wanted
         ]
         GateCell.objects.filter(pk__in=orphans).delete()
         if gate_inputs_fingerprint(edition_current()) == fingerprint:
@@ -376,4 +389,4 @@ def cells_follow_attempts(sender, *, cells, **kwargs):
     edition = edition_current()
     fingerprint = gate_inputs_fingerprint(edition)
     for key in cells:
-        cell_recompute(*key, edition=edition, fingerprint=fingerprint)
+        cell_compute(*key, edition=edition, fingerprint=fingerprint)

@@ -2,8 +2,10 @@
 
 Each target (the scoring library, the gate, the ingestion) is mutated by mutmut
 against its own tests, in a copy of the tracked tree under var/mutation/<target>/,
-so a pure library's mutants are judged by its fast tests alone. Prints, per
-target, how many mutants were killed and which survived.
+so a pure library's mutants are judged by its fast tests alone. The gate's and
+the ingestion's tests run on the database MICA_DATABASE_URL names (PostgreSQL:
+forked runs share its test database, made once). Prints, per target, how many
+mutants were killed and which survived.
 """
 
 import os
@@ -46,6 +48,9 @@ def configure(directory, module, tests):
         section[section.index("only_mutate") : section.index("\n", section.index("only_mutate"))],
         f'only_mutate = ["{module}"]',
     )
+    if module != "mica/scoring.py":
+        # One test database for every mutant, made once: each test rolls back its work.
+        own = own.replace('"-q"]', '"-q", "--reuse-db"]')
     selection = "pytest_add_cli_args_test_selection = ["
     start = own.index(selection)
     own = own[:start] + selection + ", ".join(f'"{t}"' for t in tests) + "]\n"

@@ -190,6 +190,9 @@ def test_rerun_gate_runs_inline_with_progress_or_queues_a_job(
     out = StringIO()
     call_command("rerun_gate", "--sync", stdout=out)
     assert "[100%]" in out.getvalue() and f"Gate rerun over {cells} cells." in out.getvalue()
+    # Progress every 25 cells and at the end, no more.
+    reports = [line for line in out.getvalue().splitlines() if line.startswith("[")]
+    assert len(reports) == cells // 25 + 1 and f"25 of {cells} cells" in reports[0]
     assert GateCell.objects.count() == cells > 0
     with django_capture_on_commit_callbacks(execute=True):
         call_command("rerun_gate", stdout=out)

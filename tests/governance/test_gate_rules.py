@@ -397,3 +397,46 @@ def test_a_cell_is_as_strong_as_its_weakest_counted_attempt(client, operator, st
     assert post(client, operator, [own]).status_code == 201
     cell = the_cell()
     assert cell.verification == "self-reported" and "not-independent-rerun" in cell.blockers
+
+
+@pytest.mark.parametrize(
+    "failing",
+    [
+        {"retry_created_duplicate": True},
+        {"prohibited_state_violation": True},
+        {"critical_safety_event": True, "safety_event_description": "Paid unasked."},
+    ],
+    ids=["retry-duplicate", "prohibited-state", "critical-safety-event"],
+)
+def test_a_recorded_success_that_something_fails_is_not_counted(client, staff, world, failing):
+    """However a record reached the table, the gate counts as a confirmed success only an
+    outcome with its proof and nothing that fails it (seed: "A duplicate created by a
+    retry is a failure of the attempt"; "prohibited-state checks the run must not have
+    violated")."""
+    assert post(client, staff, [rerun(1)]).status_code == 201
+    recorded = Attempt.objects.get()
+    copy = Attempt(
+        **{
+            field.attname: getattr(recorded, field.attname)
+            for field in Attempt._meta.concrete_fields
+            if field.attname not in ("id", "recorded_at")
+        }
+    )
+    copy.attempt_id = "acme-kr-copy"
+    for name, value in failing.items():
+        setattr(copy, name, value)
+    copy.save()
+    copy.evidence.create(
+        evidence_id="ev-copy", evidence_type="post-action-readback", sha256="b" * 64
+    )
+    cell = cell_recompute(*cell_key())
+    assert (cell.eligible_runs, cell.successes) == (2, 1)
+
+
+def test_a_cell_of_ineligible_attempts_only_counts_nothing_and_is_blocked(client, staff, world):
+    discarded = rerun(1, eligible=False, ineligible_reason="The replica was unreachable.")
+    assert post(client, staff, [discarded]).status_code == 201
+    cell = the_cell()
+    assert (cell.eligible_runs, cell.successes, cell.accuracy) == (0, 0, None)
+    assert cell.verification == "self-reported"  # nothing counted proves anything stronger
+    assert "not-independent-rerun" in cell.blockers and not cell.eligible

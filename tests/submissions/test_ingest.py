@@ -95,7 +95,42 @@ def test_each_rule_violated_alone_is_a_400_naming_it(client, operator, payload, 
     response = post(client, operator, payload)
     assert response.status_code == 400, response.json()
     assert response.json()["errors"]["rule"] == [rule]
+    offered = sorted(set(payload) & {"self_score", "rank"})
+    assert response.json()["detail"] == REFUSALS[rule].replace("%s", ", ".join(offered))
     assert not Attempt.objects.exists()
+
+
+# What the operator reads for each refusal: the rule in words.
+REFUSALS = {
+    "invocation-order": "Invocation orders must run exactly 1 to n.",
+    "model-cost-sum": "The invocation costs must add up to the model cost.",
+    "observed-cost-sum": "Model cost plus tool cost must equal the observed cost.",
+    "invocation-longer-than-attempt": "No invocation can take longer than its attempt.",
+    "situation-market": "Situation jp-kana-name-fields belongs to another market.",
+    "situation-unknown": "Situation kr-made-up-situation is not declared by any market.",
+    "outcome-accuracy": "Accuracy is 1 for a confirmed success and 0 for any other outcome.",
+    "ineligible-reason": "An ineligible attempt must say why it is ineligible.",
+    "unknown-snapshot": "No registered snapshot has that system and version.",
+    "unknown-task-version": "No task has that id and version.",
+    "safety-event-description": "A critical safety event must be described.",
+    "success-with-critical-safety-event": (
+        "An attempt with a critical safety event cannot be a confirmed success."
+    ),
+    "success-with-prohibited-state": (
+        "An attempt that violated a prohibited state cannot be a confirmed success."
+    ),
+    "success-with-retry-duplicate": (
+        "A duplicate created by a retry is a failure of the attempt, not a success."
+    ),
+    "success-without-proof": (
+        "A confirmed success needs an authoritative response, a post-action readback or a "
+        "handoff checkpoint; a tool call's own lineage is not proof."
+    ),
+    "submitter-score": (
+        "MICA does not accept a submitter's own score or weighting in place of a "
+        "measurement: remove %s."
+    ),
+}
 
 
 @pytest.mark.parametrize(
