@@ -217,12 +217,13 @@ def _counts(attempts):
     )
 
 
-def _reviewed_versions(market_id, version_ids):
-    return set(
-        LocalReview.objects.filter(
-            market_id=market_id, version_id__in=version_ids, state=ReviewState.APPROVED
-        ).values_list("version_id", flat=True)
-    )
+def _all_reviewed(market_id, runs):
+    """Every task version run here has an approved local review in this market."""
+    versions = {run.version_id for run in runs}
+    reviewed = LocalReview.objects.filter(
+        market_id=market_id, version_id__in=versions, state=ReviewState.APPROVED
+    ).values_list("version_id", flat=True)
+    return versions <= set(reviewed)
 
 
 def _coverage_figures(runs, market_id, family_id):
@@ -293,8 +294,7 @@ def _blockers(figures, runs, verification, data_status, edition, market_id):
         coverage=figures["coverage"],
         fewest_runs_per_task=figures["fewest_runs_per_task"],
         tasks_validated=all(run.validated for run in runs),
-        locally_reviewed=_reviewed_versions(market_id, {run.version_id for run in runs})
-        >= {run.version_id for run in runs},
+        locally_reviewed=_all_reviewed(market_id, runs),
         lineage_complete=all(run.lineage_complete for run in runs),
         sensitivity_ready=figures["components"] is not None,
     )
