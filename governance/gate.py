@@ -8,10 +8,11 @@ computed from (governance.gate_inputs), and a reader treats a cell whose
 fingerprint is not the current one as blocked, "stale", until it is recomputed.
 """
 
+import threading
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import BooleanField, Case, Count, Exists, OuterRef, Q, When
 
 from catalogue.models import Lifecycle, LocalReview, ReviewState
 from catalogue.selectors import task_applies_in, task_public_list
@@ -54,11 +55,11 @@ def _weakest(values, order):
     return present[0] if present else order[0]
 
 
-def confirmed_success(attempts):
-    """The attempts that count as a confirmed success: the outcome, with its proof, and
-    nothing that fails it (a retry's duplicate, a prohibited state, a critical event)."""
+def confirmed_success():
+    """The condition of a confirmed success: the outcome, with its proof, and nothing that
+    fails it (a retry's duplicate, a prohibited state, a critical safety event)."""
     proven = EvidenceRecord.objects.filter(attempt=OuterRef("pk"), evidence_type__in=PROOF)
-    return attempts.filter(
+    return Q(
         Exists(proven),
         outcome=Outcome.CONFIRMED_SUCCESS,
         retry_created_duplicate=False,
@@ -85,14 +86,18 @@ class Run:
 
 
 def _runs(attempts):
-    successes = set(confirmed_success(attempts).values_list("pk", flat=True))
-    rows = attempts.values_list(
-        "pk",
+    """The counted attempts, one query, success judged in SQL beside the other columns."""
+    rows = attempts.annotate(
+        success=Case(
+            When(confirmed_success(), then=True), default=False, output_field=BooleanField()
+        )
+    ).values_list(
         "task_version__definition__slug",
         "task_version__definition_id",
         "task_version_id",
         "task_version__definition__lifecycle",
         "attempt_class",
+        "success",
         "wall_clock_seconds",
         "observed_cost_usd",
         "task_version__speed_reference_seconds",
@@ -108,7 +113,7 @@ def _runs(attempts):
             version_id=version_id,
             validated=lifecycle == Lifecycle.VALIDATED,
             localized=attempt_class == AttemptClass.VALIDATED_LOCALIZED,
-            success=pk in successes,
+            success=success,
             seconds=seconds,
             cost=float(cost),
             speed_reference=float(speed) if speed is not None else None,
@@ -116,12 +121,12 @@ def _runs(attempts):
             lineage_complete=bool(platform and platform_version and platform_date),
         )
         for (
-            pk,
             slug,
             task_id,
             version_id,
             lifecycle,
             attempt_class,
+            success,
             seconds,
             cost,
             speed,
@@ -144,14 +149,15 @@ def _audit_score(run):
     )
 
 
-def _task_scores(runs):
+def _task_scores(scored):
     """Per task: the mean audit value, every exclusion named, and the raw axes beside it."""
     by_task = {}
-    for run in runs:
-        by_task.setdefault(run.task, []).append(run)
+    for run, score in scored:
+        by_task.setdefault(run.task, []).append((run, score))
     result = {}
-    for slug, task_runs in sorted(by_task.items()):
-        scores = [_audit_score(run) for run in task_runs]
+    for slug, pairs in sorted(by_task.items()):
+        task_runs = [run for run, _score in pairs]
+        scores = [score for _run, score in pairs]
         measured = [s.value for s in scores if s.value is not None]
         success_seconds = [run.seconds for run in task_runs if run.success]
         result[slug] = {
@@ -169,12 +175,12 @@ def _task_scores(runs):
     return result
 
 
-def _components(runs):
+def _components(scored):
     """The mean accuracy, speed and cost components over the scored attempts: what the
     sensitivity analysis orders cells by. None when no attempt has a score."""
     parts = []
-    for run in runs:
-        if _audit_score(run).value is None:
+    for run, score in scored:
+        if score.value is None:
             continue
         parts.append(
             (
@@ -244,6 +250,7 @@ def _coverage_figures(runs, market_id, family_id):
 def _figures(attempts, market_id, family_id):
     counts = _counts(attempts)
     runs = _runs(attempts.filter(COUNTED))
+    scored = [(run, _audit_score(run)) for run in runs]
     successes = sum(run.success for run in runs)
     total_cost = sum(run.cost for run in runs)
     interval = scoring.wilson_interval(successes, len(runs))
@@ -265,8 +272,8 @@ def _figures(attempts, market_id, family_id):
             **_coverage_figures(runs, market_id, family_id),
             "discard_rate": scoring.discard_rate(counts["ineligible_runs"], counts["attempts"]),
             "critical_safety_events": counts["safety"],
-            "task_scores": _task_scores(runs),
-            "components": _components(runs),
+            "task_scores": _task_scores(scored),
+            "components": _components(scored),
         },
     )
 
@@ -356,12 +363,28 @@ def _cell_keys():
     )
 
 
+_RECOMPUTE = threading.local()
+
+
+def recompute_underway():
+    """Whether this thread is recomputing every cell: its own commits need no follow-up."""
+    return getattr(_RECOMPUTE, "underway", False)
+
+
 def gate_recompute_all(progress=lambda percent, message: None):
     """Every cell again, e.g. after thresholds change; reports progress as it goes.
 
     Inputs that change while it runs leave the cells it computed stale, so it goes
     round again until every cell carries the current fingerprint.
     """
+    _RECOMPUTE.underway = True
+    try:
+        return _recompute_until_fresh(progress)
+    finally:
+        _RECOMPUTE.underway = False
+
+
+def _recompute_until_fresh(progress):
     while True:
         edition = edition_current()
         fingerprint = gate_inputs_fingerprint(edition)

@@ -3,7 +3,7 @@ import datetime
 from celery import shared_task
 from django.utils import timezone
 
-from governance.gate import gate_recompute_all
+from governance.gate import gate_recompute_all, recompute_underway
 from governance.selectors import cells_stale_exist
 from mica.jobs.models import JobRun, JobState
 from mica.jobs.services import job_run_enqueue, job_run_execute
@@ -27,7 +27,7 @@ def gate_recompute(self, job_run_id):
 def cells_follow_inputs(sender, **kwargs):
     """After a commit, queue the recompute of cells its change left stale; until it has
     run, every reader counts them as blocked ("stale")."""
-    if not cells_stale_exist():
+    if recompute_underway() or not cells_stale_exist():
         return
     underway = JobRun.objects.filter(
         job_name=gate_recompute.name,
