@@ -26,9 +26,6 @@ class DataStatus(models.TextChoices):
     OFFICIAL = "official", _("Official")
 
 
-NEVER_PUBLISHABLE = [DataStatus.DEMO, DataStatus.PREVIEW]
-
-
 class System(models.Model):
     """A consumer-agent system an operator submits; it is measured through its snapshots."""
 
