@@ -20,8 +20,9 @@ from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
 from mica import scoring
 from mica.methodology.selectors import edition_current
-from mica.vocabulary import EvidenceType
+from mica.vocabulary import PROOF_OF_SUCCESS
 from submissions.models import (
+    COUNTED,
     Attempt,
     AttemptClass,
     DataStatus,
@@ -30,15 +31,6 @@ from submissions.models import (
     Verification,
 )
 
-# Eligible, valid and not invalidated: the attempts every figure is counted from.
-COUNTED = Q(eligible=True, invalid_reason="", invalidation__isnull=True)
-# Seed: "The run must produce an authoritative receipt, a post-action readback, or a
-# handoff record." A tool call's own lineage is not proof.
-PROOF = [
-    EvidenceType.AUTHORITATIVE_RESPONSE,
-    EvidenceType.POST_ACTION_READBACK,
-    EvidenceType.HANDOFF_CHECKPOINT,
-]
 # Weakest first: a cell is as strong as its weakest counted attempt.
 VERIFICATION_ORDER = [
     Verification.SELF_REPORTED,
@@ -58,7 +50,9 @@ def _weakest(values, order):
 def confirmed_success():
     """The condition of a confirmed success: the outcome, with its proof, and nothing that
     fails it (a retry's duplicate, a prohibited state, a critical safety event)."""
-    proven = EvidenceRecord.objects.filter(attempt=OuterRef("pk"), evidence_type__in=PROOF)
+    proven = EvidenceRecord.objects.filter(
+        attempt=OuterRef("pk"), evidence_type__in=PROOF_OF_SUCCESS
+    )
     return Q(
         Exists(proven),
         outcome=Outcome.CONFIRMED_SUCCESS,

@@ -64,6 +64,17 @@ class EvidenceType(models.TextChoices):
     LOCALE_FORMATTED_ARTIFACT = "locale-formatted-artifact", _("Locale-formatted artifact")
 
 
+# Seed: "The run must produce an authoritative receipt, a post-action readback, or a
+# handoff record." A tool call's own lineage is not proof of a final state.
+PROOF_OF_SUCCESS = frozenset(
+    {
+        EvidenceType.AUTHORITATIVE_RESPONSE,
+        EvidenceType.POST_ACTION_READBACK,
+        EvidenceType.HANDOFF_CHECKPOINT,
+    }
+)
+
+
 class DiagnosticAxis(models.TextChoices):
     ORCHESTRATION = "orchestration", _("Orchestration")
     MODEL_ROUTING = "model-routing", _("Model routing")

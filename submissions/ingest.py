@@ -19,7 +19,7 @@ from rest_framework import serializers
 from catalogue.models import APPLYING, TaskVersion
 from markets.models import IntegrationSituation
 from mica.errors import PermissionRefused, ValidationFailed
-from mica.vocabulary import EvidenceType
+from mica.vocabulary import PROOF_OF_SUCCESS, EvidenceType
 from submissions.models import (
     Attempt,
     AttemptClass,
@@ -35,11 +35,6 @@ COST_TOLERANCE = Decimal("1e-9")
 OPAQUE_ID = r"^[A-Za-z0-9._-]{1,64}$"
 # Seed: "does not accept a submitter's own score or weighting in place of a measurement".
 SUBMITTER_SCORES = {"score", "self_score", "audit_score", "rank", "ranking", "weight", "weighting"}
-PROOF = {
-    EvidenceType.AUTHORITATIVE_RESPONSE,
-    EvidenceType.POST_ACTION_READBACK,
-    EvidenceType.HANDOFF_CHECKPOINT,
-}
 
 
 class ExactType:
@@ -210,7 +205,7 @@ def _check_success(data):
             "success-with-retry-duplicate",
             _("A duplicate created by a retry is a failure of the attempt, not a success."),
         )
-    if not {e["evidence_type"] for e in data["evidence"]} & PROOF:
+    if not {e["evidence_type"] for e in data["evidence"]} & PROOF_OF_SUCCESS:
         refuse(
             "success-without-proof",
             _(

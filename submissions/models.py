@@ -101,6 +101,10 @@ class Outcome(models.TextChoices):
     CRITICAL_FAILURE = "critical-failure", _("Critical failure")
 
 
+# Eligible, valid and not invalidated: the attempts every figure is counted from.
+COUNTED = Q(eligible=True, invalid_reason="", invalidation__isnull=True)
+
+
 class AttemptQuerySet(models.QuerySet):
     """Attempts are append-only: the record is the evidence, so nothing rewrites or removes
     it. Invalidating one is a recorded decision (AttemptInvalidation), never an edit."""
@@ -215,12 +219,8 @@ class Attempt(models.Model):
 
     @property
     def scored_eligible(self):
-        """Eligible, valid and not invalidated: the attempts every figure is counted from."""
-        return self.eligible and not self.invalid_reason and not self.is_invalidated
-
-    @property
-    def is_invalidated(self):
-        return AttemptInvalidation.objects.filter(attempt_id=self.pk).exists()
+        """Whether the gate counts this attempt (COUNTED)."""
+        return Attempt.objects.filter(COUNTED, pk=self.pk).exists()
 
 
 class AttemptInvalidation(DecisionEvent):

@@ -26,17 +26,15 @@ from tests.factories import (
     LeadFactory,
     api_auth,
     attempt_payload,
-    independent_rerun,
     publishable_world,
+)
+from tests.factories import (
+    independent_rerun as rerun,
 )
 
 pytestmark = pytest.mark.django_db
 
 TASK = "ec-reschedule-three-party"
-
-
-def rerun(n, **changes):
-    return independent_rerun(n, **changes)
 
 
 def post(client, user, payloads):
