@@ -10,12 +10,17 @@ fingerprint is not the current one as blocked, "stale", until it is recomputed.
 
 import threading
 from dataclasses import dataclass
+from itertools import groupby
+from math import fsum
+from operator import itemgetter
+from typing import NamedTuple
 
 from django.db import transaction
-from django.db.models import BooleanField, Case, Count, Exists, OuterRef, Q, When
+from django.db.models import BooleanField, Case, Count, Exists, FloatField, OuterRef, Q, When
+from django.db.models.functions import Cast
 
-from catalogue.models import Lifecycle, LocalReview, ReviewState
-from catalogue.selectors import task_applies_in, task_public_list
+from catalogue.models import APPLYING, Lifecycle, LocalReview, ReviewState, TaskVersion
+from catalogue.selectors import task_public_list
 from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
 from mica import scoring
@@ -25,6 +30,7 @@ from submissions.models import (
     COUNTED,
     Attempt,
     AttemptClass,
+    AttemptInvalidation,
     DataStatus,
     EvidenceRecord,
     Outcome,
@@ -38,8 +44,7 @@ VERIFICATION_ORDER = [
     Verification.INDEPENDENT_RERUN,
 ]
 DATA_STATUS_ORDER = [DataStatus.DEMO, DataStatus.PREVIEW, DataStatus.OFFICIAL]
-REASON_SYNTHETIC = "synthetic-attempt"
-REASON_TASK_NOT_VALIDATED = "task-not-validated"
+CELL = ("snapshot_id", "market_id", "family_id")
 
 
 def _weakest(values, order):
@@ -62,130 +67,161 @@ def confirmed_success():
     )
 
 
-@dataclass(frozen=True)
-class Run:
-    """One counted attempt as the gate reads it."""
+LINEAGE_COMPLETE = (
+    ~Q(platform="") & ~Q(platform_version="") & Q(platform_snapshot_date__isnull=False)
+)
+
+
+class Version(NamedTuple):
+    """What the gate reads of a task version: its task, whether the task is validated, and
+    the references its audit values are taken against."""
 
     task: str
     task_id: int
-    version_id: int
     validated: bool
+    speed_reference: float | None
+    cost_reference: float | None
+
+
+class Versions(dict):
+    """Every task version by id, read in one query; a version created since is read when
+    first met (its change of the inputs makes the recompute go round again anyway)."""
+
+    COLUMNS = (
+        "pk",
+        "definition__slug",
+        "definition_id",
+        "definition__lifecycle",
+        "speed_reference_seconds",
+        "cost_reference_usd",
+    )
+
+    @classmethod
+    def read(cls, **filters):
+        versions = cls()
+        for pk, slug, task_id, lifecycle, speed, cost in TaskVersion.objects.filter(
+            **filters
+        ).values_list(*cls.COLUMNS):
+            versions[pk] = Version(
+                task=slug,
+                task_id=task_id,
+                validated=lifecycle == Lifecycle.VALIDATED,
+                speed_reference=float(speed) if speed is not None else None,
+                cost_reference=float(cost) if cost is not None else None,
+            )
+        return versions
+
+    def __missing__(self, pk):
+        self.update(Versions.read(pk=pk))
+        return self[pk]
+
+
+class Run(NamedTuple):
+    """One counted attempt as the gate reads it (a tuple: a full recompute builds a million)."""
+
+    version_id: int
+    version: Version
     localized: bool
     success: bool
     seconds: float
     cost: float
-    speed_reference: float | None
-    cost_reference: float | None
     lineage_complete: bool
 
 
-def _runs(attempts):
-    """The counted attempts, one query, success judged in SQL beside the other columns."""
-    rows = attempts.annotate(
-        success=Case(
-            When(confirmed_success(), then=True), default=False, output_field=BooleanField()
+def _flagged(condition):
+    return Case(When(condition, then=True), default=False, output_field=BooleanField())
+
+
+def _cell_runs(attempts, versions):
+    """Each cell's counted attempts, streamed in one query ordered by cell, success and
+    lineage judged in SQL beside the other columns: (cell key, [Run, …]) per cell."""
+    rows = (
+        attempts.filter(COUNTED)
+        .annotate(
+            localized=_flagged(Q(attempt_class=AttemptClass.VALIDATED_LOCALIZED)),
+            success=_flagged(confirmed_success()),
+            cost=Cast("observed_cost_usd", FloatField()),
+            lineage_complete=_flagged(LINEAGE_COMPLETE),
         )
-    ).values_list(
-        "task_version__definition__slug",
-        "task_version__definition_id",
-        "task_version_id",
-        "task_version__definition__lifecycle",
-        "attempt_class",
-        "success",
-        "wall_clock_seconds",
-        "observed_cost_usd",
-        "task_version__speed_reference_seconds",
-        "task_version__cost_reference_usd",
-        "platform",
-        "platform_version",
-        "platform_snapshot_date",
+        .order_by(*CELL, "pk")
+        .values_list(
+            *CELL,
+            "task_version_id",
+            "localized",
+            "success",
+            "wall_clock_seconds",
+            "cost",
+            "lineage_complete",
+        )
+        .iterator(chunk_size=20_000)
     )
-    return [
-        Run(
-            task=slug,
-            task_id=task_id,
-            version_id=version_id,
-            validated=lifecycle == Lifecycle.VALIDATED,
-            localized=attempt_class == AttemptClass.VALIDATED_LOCALIZED,
-            success=success,
-            seconds=seconds,
-            cost=float(cost),
-            speed_reference=float(speed) if speed is not None else None,
-            cost_reference=float(cost_ref) if cost_ref is not None else None,
-            lineage_complete=bool(platform and platform_version and platform_date),
+    for key, group in groupby(rows, key=itemgetter(0, 1, 2)):
+        yield (
+            key,
+            [
+                Run(version_id, versions[version_id], *flags)
+                for _s, _m, _f, version_id, *flags in group
+            ],
         )
-        for (
-            slug,
-            task_id,
-            version_id,
-            lifecycle,
-            attempt_class,
-            success,
-            seconds,
-            cost,
-            speed,
-            cost_ref,
-            platform,
-            platform_version,
-            platform_date,
-        ) in rows.order_by("pk")
-    ]
+
+
+SYNTHETIC = scoring.AuditScore(None, "synthetic-attempt")
+NOT_VALIDATED = scoring.AuditScore(None, "task-not-validated")
 
 
 def _audit_score(run):
     """Seed: "A product may be derived per eligible validated attempt for audit"."""
     if not run.localized:
-        return scoring.AuditScore(None, REASON_SYNTHETIC)
-    if not run.validated:
-        return scoring.AuditScore(None, REASON_TASK_NOT_VALIDATED)
+        return SYNTHETIC
+    version = run.version
+    if not version.validated:
+        return NOT_VALIDATED
     return scoring.audit_score(
-        run.success, run.seconds, run.cost, run.speed_reference, run.cost_reference
+        run.success, run.seconds, run.cost, version.speed_reference, version.cost_reference
     )
 
 
 def _task_scores(scored):
     """Per task: the mean audit value, every exclusion named, and the raw axes beside it."""
     by_task = {}
-    for run, score in scored:
-        by_task.setdefault(run.task, []).append((run, score))
-    result = {}
-    for slug, pairs in sorted(by_task.items()):
-        task_runs = [run for run, _score in pairs]
-        scores = [score for _run, score in pairs]
-        measured = [s.value for s in scores if s.value is not None]
-        success_seconds = [run.seconds for run in task_runs if run.success]
-        result[slug] = {
-            "value": sum(measured) / len(measured) if measured else None,
-            "scored_attempts": len(measured),
-            "excluded_attempts": len(scores) - len(measured),
-            "exclusion_reasons": sorted({s.reason for s in scores if s.value is None}),
-            # Seed: "The raw success outcome, raw wall-clock latency and raw evaluation
-            # cost stay published in their own units beside every score".
-            "eligible_runs": len(task_runs),
-            "successes": sum(run.success for run in task_runs),
-            "median_success_seconds": scoring.percentile(success_seconds, 0.5),
-            "total_cost_usd": sum(run.cost for run in task_runs),
-        }
-    return result
+    for pair in scored:
+        by_task.setdefault(pair[0].version.task, []).append(pair)
+    return {slug: _task_score(pairs) for slug, pairs in sorted(by_task.items())}
+
+
+def _task_score(pairs):
+    measured = [score.value for _run, score in pairs if score.value is not None]
+    return {
+        "value": fsum(measured) / len(measured) if measured else None,
+        "scored_attempts": len(measured),
+        "excluded_attempts": len(pairs) - len(measured),
+        "exclusion_reasons": sorted({score.reason for _run, score in pairs if score.value is None}),
+        # Seed: "The raw success outcome, raw wall-clock latency and raw evaluation
+        # cost stay published in their own units beside every score".
+        "eligible_runs": len(pairs),
+        "successes": sum(run.success for run, _score in pairs),
+        "median_success_seconds": scoring.percentile(
+            [run.seconds for run, _score in pairs if run.success], 0.5
+        ),
+        "total_cost_usd": fsum(run.cost for run, _score in pairs),
+    }
 
 
 def _components(scored):
     """The mean accuracy, speed and cost components over the scored attempts: what the
     sensitivity analysis orders cells by. None when no attempt has a score."""
-    parts = []
-    for run, score in scored:
-        if score.value is None:
-            continue
-        parts.append(
-            (
-                1.0 if run.success else 0.0,
-                scoring.speed_component(run.seconds, run.speed_reference),
-                scoring.cost_component(run.cost, run.cost_reference),
-            )
+    parts = [
+        (
+            1.0 if run.success else 0.0,
+            scoring.speed_component(run.seconds, run.version.speed_reference),
+            scoring.cost_component(run.cost, run.version.cost_reference),
         )
+        for run, score in scored
+        if score.value is not None
+    ]
     if not parts:
         return None
-    accuracy, speed, cost = (sum(values) / len(parts) for values in zip(*parts, strict=True))
+    accuracy, speed, cost = (fsum(values) / len(parts) for values in zip(*parts, strict=True))
     return {"accuracy": accuracy, "speed": speed, "cost": cost}
 
 
@@ -198,40 +234,79 @@ def _latency_figures(runs):
     }
 
 
-def _canonical_task_ids(market_id, family_id):
-    """The pre-registered canonical set: the public tasks of the family that apply here."""
-    return set(
+@dataclass(frozen=True)
+class CellInputs:
+    """What every cell is judged against besides its own attempts, read once per recompute."""
+
+    edition: object
+    fingerprint: str
+    canonical: dict  # (market_id, family_id) -> the pre-registered canonical task ids
+    reviewed: frozenset  # (market_id, version_id) with an approved local review
+    versions: Versions
+
+    @classmethod
+    def current(cls):
+        edition = edition_current()
+        return cls(
+            edition=edition,
+            fingerprint=gate_inputs_fingerprint(edition),
+            canonical=_canonical_task_ids(),
+            reviewed=frozenset(
+                LocalReview.objects.filter(state=ReviewState.APPROVED).values_list(
+                    "market_id", "version_id"
+                )
+            ),
+            versions=Versions.read(),
+        )
+
+
+def _canonical_task_ids():
+    """The pre-registered canonical sets: per market and family, the public tasks that
+    apply there (one query)."""
+    canonical = {}
+    rows = (
         task_public_list()
-        .filter(task_applies_in(market_id=market_id), family_id=family_id)
-        .values_list("pk", flat=True)
+        .filter(current_version__applicability__status__in=APPLYING)
+        .values_list("current_version__applicability__market_id", "family_id", "pk")
+        .order_by()
     )
+    for market_id, family_id, task_id in rows:
+        canonical.setdefault((market_id, family_id), set()).add(task_id)
+    return canonical
 
 
-def _counts(attempts):
-    return attempts.aggregate(
-        attempts=Count("pk"),
-        ineligible_runs=Count("pk", filter=Q(eligible=False)),
-        invalid_runs=Count("pk", filter=~Q(invalid_reason="") | Q(invalidation__isnull=False)),
-        # Every attempt's event counts, invalidated or not: nothing erases it.
-        safety=Count("pk", filter=Q(critical_safety_event=True)),
+def _flag(value):
+    return "with_" + value.replace("-", "_")
+
+
+def _cell_counts(attempts):
+    """Per cell, in one GROUP BY: the attempts, those the gate drops and why, the safety
+    events, and which verification classes (counted) and data statuses (any) occur."""
+    rows = (
+        attempts.values(*CELL)
+        .annotate(
+            attempts=Count("pk"),
+            ineligible_runs=Count("pk", filter=Q(eligible=False)),
+            invalid_runs=Count("pk", filter=~Q(invalid_reason="") | Q(invalidation__isnull=False)),
+            # Every attempt's event counts, invalidated or not: nothing erases it.
+            safety=Count("pk", filter=Q(critical_safety_event=True)),
+            **{
+                _flag(v): Count("pk", filter=COUNTED & Q(verification=v))
+                for v in VERIFICATION_ORDER
+            },
+            **{_flag(d): Count("pk", filter=Q(data_status=d)) for d in DATA_STATUS_ORDER},
+        )
+        .order_by()
     )
+    return {tuple(row[field] for field in CELL): row for row in rows}
 
 
-def _all_reviewed(market_id, runs):
-    """Every task version run here has an approved local review in this market."""
-    versions = {run.version_id for run in runs}
-    reviewed = LocalReview.objects.filter(
-        market_id=market_id, version_id__in=versions, state=ReviewState.APPROVED
-    ).values_list("version_id", flat=True)
-    return versions <= set(reviewed)
-
-
-def _coverage_figures(runs, market_id, family_id):
-    canonical = _canonical_task_ids(market_id, family_id)
+def _coverage_figures(runs, canonical):
     runs_per_task = {}
     for run in runs:
-        if run.task_id in canonical:
-            runs_per_task[run.task_id] = runs_per_task.get(run.task_id, 0) + 1
+        task_id = run.version.task_id
+        if task_id in canonical:
+            runs_per_task[task_id] = runs_per_task.get(task_id, 0) + 1
     return {
         "tasks_attempted": len(runs_per_task),
         "tasks_defined": len(canonical),
@@ -241,35 +316,29 @@ def _coverage_figures(runs, market_id, family_id):
     }
 
 
-def _figures(attempts, market_id, family_id):
-    counts = _counts(attempts)
-    runs = _runs(attempts.filter(COUNTED))
+def _figures(counts, runs, canonical):
     scored = [(run, _audit_score(run)) for run in runs]
     successes = sum(run.success for run in runs)
-    total_cost = sum(run.cost for run in runs)
+    total_cost = fsum(run.cost for run in runs)
     interval = scoring.wilson_interval(successes, len(runs))
-    return (
-        counts,
-        runs,
-        {
-            "attempts": counts["attempts"],
-            "eligible_runs": len(runs),
-            "ineligible_runs": counts["ineligible_runs"],
-            "invalid_runs": counts["invalid_runs"],
-            "successes": successes,
-            "accuracy": scoring.accuracy(successes, len(runs)),
-            "accuracy_low": interval[0] if interval else None,
-            "accuracy_high": interval[1] if interval else None,
-            **_latency_figures(runs),
-            "total_cost_usd": total_cost,
-            "cost_per_success_usd": scoring.cost_per_success(total_cost, successes),
-            **_coverage_figures(runs, market_id, family_id),
-            "discard_rate": scoring.discard_rate(counts["ineligible_runs"], counts["attempts"]),
-            "critical_safety_events": counts["safety"],
-            "task_scores": _task_scores(scored),
-            "components": _components(scored),
-        },
-    )
+    return {
+        "attempts": counts["attempts"],
+        "eligible_runs": len(runs),
+        "ineligible_runs": counts["ineligible_runs"],
+        "invalid_runs": counts["invalid_runs"],
+        "successes": successes,
+        "accuracy": scoring.accuracy(successes, len(runs)),
+        "accuracy_low": interval[0] if interval else None,
+        "accuracy_high": interval[1] if interval else None,
+        **_latency_figures(runs),
+        "total_cost_usd": total_cost,
+        "cost_per_success_usd": scoring.cost_per_success(total_cost, successes),
+        **_coverage_figures(runs, canonical),
+        "discard_rate": scoring.discard_rate(counts["ineligible_runs"], counts["attempts"]),
+        "critical_safety_events": counts["safety"],
+        "task_scores": _task_scores(scored),
+        "components": _components(scored),
+    }
 
 
 def _thresholds(edition):
@@ -284,7 +353,7 @@ def _thresholds(edition):
     )
 
 
-def _blockers(figures, runs, verification, data_status, edition, market_id):
+def _blockers(figures, runs, verification, data_status, market_id, inputs):
     evidence = scoring.CellEvidence(
         critical_safety_events=figures["critical_safety_events"],
         data_status=data_status,
@@ -294,67 +363,78 @@ def _blockers(figures, runs, verification, data_status, edition, market_id):
         ineligible_runs=figures["ineligible_runs"],
         coverage=figures["coverage"],
         fewest_runs_per_task=figures["fewest_runs_per_task"],
-        tasks_validated=all(run.validated for run in runs),
-        locally_reviewed=_all_reviewed(market_id, runs),
+        tasks_validated=all(run.version.validated for run in runs),
+        # Every task version run here has an approved local review in this market.
+        locally_reviewed=all((market_id, run.version_id) in inputs.reviewed for run in runs),
         lineage_complete=all(run.lineage_complete for run in runs),
         sensitivity_ready=figures["components"] is not None,
     )
-    return [blocker.value for blocker in scoring.gate_blockers(evidence, _thresholds(edition))]
+    return [
+        blocker.value for blocker in scoring.gate_blockers(evidence, _thresholds(inputs.edition))
+    ]
+
+
+def _cell_write(key, counts, runs, inputs):
+    snapshot_id, market_id, family_id = key
+    figures = _figures(counts, runs, inputs.canonical.get((market_id, family_id), set()))
+    verification = _weakest({v for v in VERIFICATION_ORDER if counts[_flag(v)]}, VERIFICATION_ORDER)
+    data_status = _weakest({d for d in DATA_STATUS_ORDER if counts[_flag(d)]}, DATA_STATUS_ORDER)
+    blockers = _blockers(figures, runs, verification, data_status, market_id, inputs)
+    figures.pop("fewest_runs_per_task")
+    cell, _created = GateCell.objects.update_or_create(
+        snapshot_id=snapshot_id,
+        market_id=market_id,
+        family_id=family_id,
+        defaults={
+            **figures,
+            "verification": verification,
+            "data_status": data_status,
+            "blockers": blockers,
+            "publication_eligible": not blockers,
+            "inputs_fingerprint": inputs.fingerprint,
+        },
+    )
+    return cell
+
+
+def _cells_filter(keys):
+    cells = Q(pk__in=[])
+    for snapshot_id, market_id, family_id in keys:
+        cells |= Q(snapshot_id=snapshot_id, market_id=market_id, family_id=family_id)
+    return cells
+
+
+def cells_compute(keys, inputs, progress=lambda done, total: None):
+    """Compute the cells named by `keys` (every cell with an attempt when None) from their
+    attempts in two grouped queries, under `inputs`; a named cell with no attempt left
+    disappears. Returns the cells written, by key."""
+    attempts = (
+        Attempt.objects.all() if keys is None else Attempt.objects.filter(_cells_filter(keys))
+    )
+    written = {}
+    with transaction.atomic():
+        counts = _cell_counts(attempts)
+        runs = dict.fromkeys(counts, [])
+        for key, cell_runs in _cell_runs(attempts, inputs.versions):
+            if key in counts:  # else committed between the two reads: see _cells_behind
+                written[key] = _cell_write(key, counts[key], cell_runs, inputs)
+                runs.pop(key)
+            progress(len(written), len(counts))
+        # A cell whose attempts are all uncounted still has figures (and its blockers).
+        for key in runs:
+            written[key] = _cell_write(key, counts[key], [], inputs)
+            progress(len(written), len(counts))
+        gone = (
+            GateCell.objects.all() if keys is None else GateCell.objects.filter(_cells_filter(keys))
+        )
+        gone.exclude(pk__in=[cell.pk for cell in written.values()]).delete()
+    return written
 
 
 def cell_recompute(snapshot_id, market_id, family_id):
     """Recompute one cell from its attempts under the current edition and inputs."""
-    edition = edition_current()
-    return cell_compute(
-        snapshot_id,
-        market_id,
-        family_id,
-        edition=edition,
-        fingerprint=gate_inputs_fingerprint(edition),
-    )
-
-
-def cell_compute(snapshot_id, market_id, family_id, *, edition, fingerprint):
-    """Compute one cell from its attempts under `edition`, recording the `fingerprint` of
-    the inputs it was computed from; the cell disappears when it has no attempt."""
-    attempts = Attempt.objects.filter(
-        snapshot_id=snapshot_id, market_id=market_id, family_id=family_id
-    )
-    with transaction.atomic():
-        counts, runs, figures = _figures(attempts, market_id, family_id)
-        if not counts["attempts"]:
-            GateCell.objects.filter(
-                snapshot_id=snapshot_id, market_id=market_id, family_id=family_id
-            ).delete()
-            return None
-        statuses = set(attempts.filter(COUNTED).values_list("verification", flat=True))
-        data = set(attempts.values_list("data_status", flat=True))
-        verification = _weakest(statuses, VERIFICATION_ORDER)
-        data_status = _weakest(data, DATA_STATUS_ORDER)
-        blockers = _blockers(figures, runs, verification, data_status, edition, market_id)
-        figures.pop("fewest_runs_per_task")
-        cell, _created = GateCell.objects.update_or_create(
-            snapshot_id=snapshot_id,
-            market_id=market_id,
-            family_id=family_id,
-            defaults={
-                **figures,
-                "verification": verification,
-                "data_status": data_status,
-                "blockers": blockers,
-                "publication_eligible": not blockers,
-                "inputs_fingerprint": fingerprint,
-            },
-        )
-    return cell
-
-
-def _cell_keys():
-    return list(
-        Attempt.objects.values_list("snapshot_id", "market_id", "family_id")
-        .distinct()
-        .order_by("snapshot_id", "market_id", "family_id")
-    )
+    key = (snapshot_id, market_id, family_id)
+    return cells_compute([key], CellInputs.current()).get(key)
 
 
 _RECOMPUTE = threading.local()
@@ -378,32 +458,48 @@ def gate_recompute_all(progress=lambda percent, message: None):
         _RECOMPUTE.underway = False
 
 
+def _cells_progress(progress):
+    def report(done, total):
+        if done % 25 == 0 or done == total:
+            progress(round(100 * done / total), f"{done} of {total} cells")
+
+    return report
+
+
+def _records_now():
+    """What a full pass read, in two counts: attempts and invalidations are append-only, so
+    equal counts after the pass mean no attempt or invalidation committed while it ran."""
+    return Attempt.objects.count(), AttemptInvalidation.objects.count()
+
+
+def _cells_behind(cells):
+    """The cells whose stored attempt counts no longer match their records: a commit that
+    landed between the pass's reads and its writes."""
+    current = _cell_counts(Attempt.objects.all())
+    behind = {key for key, cell in cells.items() if key not in current}
+    for key, counts in current.items():
+        cell = cells.get(key)
+        if cell is None or (cell.attempts, cell.invalid_runs) != (
+            counts["attempts"],
+            counts["invalid_runs"],
+        ):
+            behind.add(key)
+    return behind
+
+
 def _recompute_until_fresh(progress):
     while True:
-        edition = edition_current()
-        fingerprint = gate_inputs_fingerprint(edition)
-        keys = _cell_keys()
-        for index, key in enumerate(keys, start=1):
-            cell_compute(*key, edition=edition, fingerprint=fingerprint)
-            if index % 25 == 0 or index == len(keys):
-                progress(round(100 * index / len(keys)), f"{index} of {len(keys)} cells")
-        wanted = set(keys)
-        orphans = [
-            pk
-            for pk, *key in GateCell.objects.values_list(
-                "pk", "snapshot_id", "market_id", "family_id"
-            )
-            if tuple(key) not in wanted
-        ]
-        GateCell.objects.filter(pk__in=orphans).delete()
-        if gate_inputs_fingerprint(edition_current()) == fingerprint:
-            return len(keys)
+        inputs = CellInputs.current()
+        records = _records_now()
+        cells = cells_compute(None, inputs, _cells_progress(progress))
+        while records != _records_now():
+            records = _records_now()
+            cells.update(cells_compute(_cells_behind(cells), inputs))
+        if gate_inputs_fingerprint(edition_current()) == inputs.fingerprint:
+            return len(cells)
 
 
 def cells_follow_attempts(sender, *, cells, **kwargs):
     """Only the cells that received an attempt are recomputed, in the same transaction,
     so a stored attempt and the figures derived from it never disagree."""
-    edition = edition_current()
-    fingerprint = gate_inputs_fingerprint(edition)
-    for key in cells:
-        cell_compute(*key, edition=edition, fingerprint=fingerprint)
+    cells_compute(list(cells), CellInputs.current())
