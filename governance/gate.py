@@ -474,17 +474,15 @@ def _records_now():
 
 def _cells_behind(cells):
     """The cells whose stored attempt counts no longer match their records: a commit that
-    landed between the pass's reads and its writes."""
+    landed between the pass's reads and its writes (attempts are never deleted)."""
     current = _cell_counts(Attempt.objects.all())
-    behind = {key for key, cell in cells.items() if key not in current}
-    for key, counts in current.items():
-        cell = cells.get(key)
-        if cell is None or (cell.attempts, cell.invalid_runs) != (
-            counts["attempts"],
-            counts["invalid_runs"],
-        ):
-            behind.add(key)
-    return behind
+    return {
+        key
+        for key, counts in current.items()
+        if key not in cells
+        or (cells[key].attempts, cells[key].invalid_runs)
+        != (counts["attempts"], counts["invalid_runs"])
+    }
 
 
 def _recompute_until_fresh(progress):

@@ -270,9 +270,21 @@ def test_an_attempt_landing_during_a_full_recompute_is_not_lost(client, staff):
         attempts_recorded.receivers.clear()  # as if its own recompute ran before the pass wrote
         try:
             record(client, staff, verification="independent-rerun", attempt_id="acme-kr-050")
+            record(
+                client,
+                staff,
+                verification="independent-rerun",
+                attempt_id="acme-jp-051",
+                market="JP",
+                situations=[],
+            )
         finally:
             attempts_recorded.receivers[:] = receivers
         landed.append(percent)
 
     gate_recompute_all(progress=land_an_attempt)
-    assert landed and GateCell.objects.get().attempts == 2
+    assert landed
+    assert {cell.market.code: cell.attempts for cell in GateCell.objects.all()} == {
+        "KR": 2,
+        "JP": 1,
+    }
