@@ -12,6 +12,7 @@ from modeltranslation.admin import (
 )
 
 from catalogue import models
+from catalogue.access import HoldoutScopedAdmin, task_versions_visible
 from catalogue.rules import require_author_for, task_version_hash
 from catalogue.services import review_open, task_promote, task_version_touch
 from catalogue.workflows import ACTION_LABELS, REVIEW_TRANSITIONS, review_transition
@@ -39,7 +40,7 @@ class TaskFamilyAdmin(HistoryAdmin, TranslationAdmin):
 
 
 @admin.register(models.TaskDefinition)
-class TaskDefinitionAdmin(HistoryAdmin):
+class TaskDefinitionAdmin(HoldoutScopedAdmin, HistoryAdmin):
     list_display = ("slug", "family", "lifecycle", "task_set", "current_version")
     list_filter = ("family", "lifecycle", "task_set")
     search_fields = ("slug", "current_version__title_en", "current_version__title_ko")
@@ -70,7 +71,8 @@ class MarketApplicabilityInline(TranslationStackedInline):
 
 
 @admin.register(models.TaskVersion)
-class TaskVersionAdmin(HistoryAdmin, TranslationAdmin):
+class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, TranslationAdmin):
+    holdout_path = "definition__task_set"
     list_display = (
         "__str__",
         "title",
@@ -100,7 +102,8 @@ class TaskVersionAdmin(HistoryAdmin, TranslationAdmin):
     def translation_status_view(self, request):
         """Task × language × the source version each market's approved review covers."""
         versions = (
-            models.TaskVersion.objects.filter(definition__current_version__isnull=False)
+            task_versions_visible(request.user)
+            .filter(definition__current_version__isnull=False)
             .select_related("definition")
             .prefetch_related("clauses", "applicability__market", "reviews__market")
             .order_by("definition__family__position", "definition__position")
@@ -228,7 +231,8 @@ def review_admin_action(action):
 
 
 @admin.register(models.LocalReview)
-class LocalReviewAdmin(admin.ModelAdmin):
+class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
+    holdout_path = "version__definition__task_set"
     list_display = ("version", "market", "state", "updated_at")
     list_filter = (AwaitingMyReview, "state", "market")
     list_select_related = ("version__definition", "market")
@@ -271,7 +275,8 @@ class LocalReviewAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ExposureEntry)
-class ExposureEntryAdmin(admin.ModelAdmin):
+class ExposureEntryAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
+    holdout_path = "definition__task_set"
     list_display = ("definition", "at", "where", "artifact")
     list_select_related = ("definition",)
 

@@ -78,6 +78,9 @@ class TaskDefinition(models.Model):
         ordering = ["family__position", "position", "slug"]
         verbose_name = _("task definition")
         verbose_name_plural = _("task definitions")
+        # With a declaration of holdout access, the one capability that shows holdout
+        # tasks anywhere (catalogue.access.holdout_access).
+        permissions = [("view_holdout", _("Can see holdout tasks and record attempts on them"))]
 
     def __str__(self):
         return self.slug

@@ -8,10 +8,15 @@ class GovernanceConfig(AppConfig):
 
     def ready(self):
         # Imported once the app registry is ready, as models must be.
+        from catalogue.access import holdout_declaration_register
         from catalogue.rules import review_bar_register
         from governance.gate import cells_follow_attempts
         from governance.publication import gate_figures, publication_refusals
-        from governance.selectors import corrections_by_section, declaration_blocks_review
+        from governance.selectors import (
+            corrections_by_section,
+            declaration_blocks_review,
+            declares_holdout_access,
+        )
         from governance.services import correction_follow_acceptance
         from governance.tasks import cells_follow_inputs, gate_recompute
         from mica.content.changes import content_committed
@@ -23,6 +28,7 @@ class GovernanceConfig(AppConfig):
         extensions.publication_check_register(publication_refusals)
         extensions.corrections_register(corrections_by_section)
         review_bar_register(declaration_blocks_review)
+        holdout_declaration_register(declares_holdout_access)
         attempts_recorded.connect(cells_follow_attempts, dispatch_uid="cells-follow-attempts")
         challenge_accepted.connect(
             correction_follow_acceptance, dispatch_uid="correction-follows-acceptance"

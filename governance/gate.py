@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import BooleanField, Case, Count, Exists, FloatField, OuterRef, Q, When
 from django.db.models.functions import Cast
 
-from catalogue.models import APPLYING, Lifecycle, LocalReview, ReviewState, TaskVersion
+from catalogue.models import APPLYING, Lifecycle, LocalReview, ReviewState, TaskSet, TaskVersion
 from catalogue.selectors import task_public_list
 from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
@@ -78,6 +78,7 @@ class Version(NamedTuple):
 
     task: str
     task_id: int
+    public: bool
     validated: bool
     speed_reference: float | None
     cost_reference: float | None
@@ -91,6 +92,7 @@ class Versions(dict):
         "pk",
         "definition__slug",
         "definition_id",
+        "definition__task_set",
         "definition__lifecycle",
         "speed_reference_seconds",
         "cost_reference_usd",
@@ -99,12 +101,13 @@ class Versions(dict):
     @classmethod
     def read(cls, **filters):
         versions = cls()
-        for pk, slug, task_id, lifecycle, speed, cost in TaskVersion.objects.filter(
+        for pk, slug, task_id, task_set, lifecycle, speed, cost in TaskVersion.objects.filter(
             **filters
         ).values_list(*cls.COLUMNS):
             versions[pk] = Version(
                 task=slug,
                 task_id=task_id,
+                public=task_set == TaskSet.PUBLIC,
                 validated=lifecycle == Lifecycle.VALIDATED,
                 speed_reference=float(speed) if speed is not None else None,
                 cost_reference=float(cost) if cost is not None else None,
@@ -182,10 +185,14 @@ def _audit_score(run):
 
 
 def _task_scores(scored):
-    """Per task: the mean audit value, every exclusion named, and the raw axes beside it."""
+    """Per public task: the mean audit value, every exclusion named, and the raw axes beside
+    it. A holdout task's attempts count in the cell's figures and are never named (seed: "A
+    holdout item is never reachable from a public artifact")."""
     by_task = {}
     for pair in scored:
-        by_task.setdefault(pair[0].version.task, []).append(pair)
+        version = pair[0].version
+        if version.public:
+            by_task.setdefault(version.task, []).append(pair)
     return {slug: _task_score(pairs) for slug, pairs in sorted(by_task.items())}
 
 

@@ -106,6 +106,11 @@ def withdrawal_log():
     return Withdrawal.objects.select_related("edition")
 
 
+def declares_holdout_access(user):
+    """Whether the person's own declaration says they have holdout access."""
+    return PersonDeclaration.objects.filter(user=user, holdout_access=True).exists()
+
+
 def declaration_blocks_review(user, version):
     """Why this person may not approve this task version, or None."""
     declaration = PersonDeclaration.objects.filter(user=user).first()

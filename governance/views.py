@@ -1,11 +1,13 @@
 from collections import Counter
 
 from django import forms
+from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from catalogue.models import TaskSet
 from catalogue.selectors import family_list
 from governance import presenters
 from governance.aggregates import aggregate_view, canonical_tasks, snapshot_aggregates
@@ -189,8 +191,11 @@ def evidence_detail(request, cell_id):
         cell = cell_get(cell_id)
     except GateCell.DoesNotExist as missing:
         raise Http404 from missing
+    in_cell = Attempt.objects.filter(snapshot=cell.snapshot, market=cell.market, family=cell.family)
+    # Lineage names public tasks only; attempts on holdout tasks are counted, not listed.
+    public = Q(task_version__definition__task_set=TaskSet.PUBLIC)
     attempts = (
-        Attempt.objects.filter(snapshot=cell.snapshot, market=cell.market, family=cell.family)
+        in_cell.filter(public)
         .select_related("task_version__definition", "invalidation")
         .prefetch_related("invocations", "evidence", "situations")
         .order_by("attempt_id")
@@ -201,6 +206,7 @@ def evidence_detail(request, cell_id):
         {
             **presenters.cell_view(cell),
             "attempts": attempts,
+            "holdout_attempts": in_cell.exclude(public).count(),
         },
     )
 

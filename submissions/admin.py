@@ -4,6 +4,7 @@ from django.template.response import TemplateResponse
 from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.access import HoldoutScopedAdmin
 from mica.admin_decisions import DecisionAdmin, DecisionEventInline
 from mica.errors import DomainError
 from submissions import models
@@ -54,7 +55,7 @@ class AttemptInvalidationInline(DecisionEventInline):
 
 
 @admin.register(models.Attempt)
-class AttemptAdmin(admin.ModelAdmin):
+class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     """Attempts arrive through ingestion only, where every rule is checked, and are never
     changed or deleted: invalidating one is a recorded decision with its reason."""
 

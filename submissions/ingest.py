@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
+from catalogue.access import task_versions_visible
 from catalogue.models import APPLYING, TaskVersion
 from markets.models import IntegrationSituation
 from mica.errors import PermissionRefused, ValidationFailed
@@ -215,7 +216,7 @@ def _check_success(data):
         )
 
 
-def _resolve(data):
+def _resolve(data, actor):
     try:
         snapshot = SystemSnapshot.objects.select_related("system").get(
             system__slug=data["snapshot"]["system"], version=data["snapshot"]["version"]
@@ -223,8 +224,12 @@ def _resolve(data):
     except SystemSnapshot.DoesNotExist:
         refuse("unknown-snapshot", _("No registered snapshot has that system and version."))
     try:
-        version = TaskVersion.objects.select_related("definition__family").get(
-            definition__slug=data["task"], version=data["task_version"]
+        # A holdout task the actor may not see gets the answer a task that does not exist
+        # gets, so its ids cannot be probed.
+        version = (
+            task_versions_visible(actor)
+            .select_related("definition__family")
+            .get(definition__slug=data["task"], version=data["task_version"])
         )
     except TaskVersion.DoesNotExist:
         refuse("unknown-task-version", _("No task has that id and version."))
@@ -276,15 +281,37 @@ def _invalid_reason(data, snapshot):
     return ""
 
 
+# The verification classes beyond an operator's own report, and who may record them.
+RECORDING_PERMISSIONS = {
+    Verification.INDEPENDENT_RERUN: "submissions.record_independent_rerun",
+    Verification.PROVISIONAL: "submissions.record_provisional",
+}
+
+
+def recording_grant(user):
+    """Give `user` the permissions to record every verification class (staff who rerun)."""
+    from django.contrib.auth.models import Permission
+
+    codenames = [permission.split(".")[1] for permission in RECORDING_PERMISSIONS.values()]
+    user.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="submissions", codename__in=codenames)
+    )
+
+
 def _check_actor(data, snapshot, actor):
-    if actor.is_staff:
+    permission = RECORDING_PERMISSIONS.get(data["verification"])
+    if permission is not None:
+        if not actor.has_perm(permission):
+            raise PermissionRefused(
+                _("Recording %(class)s attempts needs the permission to record them.")
+                % {"class": Verification(data["verification"]).label}
+            )
         return
-    if snapshot.system.operator_account_id != actor.pk:
+    # A self-reported attempt is its operator's, or transcribed by staff who record runs.
+    if snapshot.system.operator_account_id == actor.pk:
+        return
+    if not any(actor.has_perm(p) for p in RECORDING_PERMISSIONS.values()):
         raise PermissionRefused(_("You can submit attempts only for your own snapshots."))
-    if data["verification"] != Verification.SELF_REPORTED:
-        raise PermissionRefused(
-            _("Operators submit self-reported attempts; only MICA staff record independent reruns.")
-        )
 
 
 def payload_hash(payload):
@@ -367,7 +394,7 @@ def attempt_ingest(*, payload, actor):
         return existing, False
     _check_costs(data)
     _check_outcome(data)
-    snapshot, version, market = _resolve(data)
+    snapshot, version, market = _resolve(data, actor)
     _check_actor(data, snapshot, actor)
     situations = _resolve_situations(data, market)
     return _store(data, payload, snapshot, version, market, situations, actor), True

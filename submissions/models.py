@@ -192,6 +192,11 @@ class Attempt(models.Model):
         verbose_name = _("attempt")
         verbose_name_plural = _("attempts")
         indexes = [models.Index(fields=["snapshot", "market", "family"], name="attempt_cell")]
+        # Verification classes a person may record (submissions.ingest.RECORDING_PERMISSIONS).
+        permissions = [
+            ("record_independent_rerun", _("Can record independent reruns on any snapshot")),
+            ("record_provisional", _("Can record provisional attempts on any snapshot")),
+        ]
         constraints = [
             models.CheckConstraint(
                 name="ineligible_needs_a_reason",

@@ -240,8 +240,13 @@ def operator(canonical_content):
 
 @pytest.fixture
 def staff(operator):
-    """MICA staff; the operator's snapshot exists, as staff rerun registered snapshots."""
-    return StaffFactory(username="mica-staff")
+    """MICA staff who record reruns; the operator's snapshot exists, as staff rerun
+    registered snapshots."""
+    from submissions.ingest import recording_grant
+
+    user = StaffFactory(username="mica-staff")
+    recording_grant(user)
+    return user
 
 
 # A transactional test flushes the database when it ends. The next test that needs the

@@ -256,3 +256,73 @@ def independent_rerun(n, market="KR", **changes):
         "attempt_class": "validated-localized",
     }
     return attempt_payload(**{**defaults, **changes})
+
+
+# --- The holdout ------------------------------------------------------------------------
+
+HOLDOUT_CANARY = "CANARY-7f3e9d1b-holdout-text"
+
+
+def holdout_task(slug="ec-secret-holdout-item"):
+    """A holdout task in the e-mail and calendar family, current, applying where its
+    neighbour applies, with the canary in every text a reader could be shown."""
+    from catalogue.models import ContractClause, TaskDefinition, TaskSet, TaskVersion
+    from catalogue.services import task_version_make_current
+
+    family_task = TaskDefinition.objects.get(slug="ec-reschedule-three-party")
+    definition = TaskDefinition.objects.create(
+        slug=slug, family=family_task.family, position=99, task_set=TaskSet.HOLDOUT
+    )
+    source = family_task.current_version
+    version = TaskVersion.objects.create(
+        definition=definition,
+        version="1.0.0",
+        title_en=f"Holdout {HOLDOUT_CANARY}",
+        title_ko=f"홀드아웃 {HOLDOUT_CANARY}",
+        final_state_en=HOLDOUT_CANARY,
+        final_state_ko=HOLDOUT_CANARY,
+        confirmation_boundary_en=HOLDOUT_CANARY,
+        confirmation_boundary_ko=HOLDOUT_CANARY,
+        surface="web",
+        termination_class="refusal",
+        declared_complexity="single-step",
+        parameter_schema=source.parameter_schema,
+    )
+    ContractClause.objects.create(
+        version=version, kind="obligation", text_en=HOLDOUT_CANARY, text_ko=HOLDOUT_CANARY
+    )
+    for entry in source.applicability.all():
+        entry.pk, entry.version = None, version
+        entry.save()
+    task_version_make_current(version=version)
+    return definition
+
+
+def holdout_keeper(username="holdout-keeper", declared=True):
+    """Staff who record reruns, granted holdout access and (unless `declared` is False)
+    declaring it."""
+    from django.contrib.auth.models import Permission
+
+    from governance.models import PersonDeclaration
+    from submissions.ingest import recording_grant
+
+    user = StaffFactory(username=username)
+    recording_grant(user)
+    user.user_permissions.add(Permission.objects.get(codename="view_holdout"))
+    PersonDeclaration.objects.create(user=user, holdout_access=declared)
+    return user
+
+
+def totp_device(user, confirmed=True):
+    """A TOTP device of `user` (django-otp), as the admin's enrolment leaves it."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    return TOTPDevice.objects.create(user=user, name="authenticator app", confirmed=confirmed)
+
+
+def totp_code(device):
+    """The six digits the device's authenticator app shows now."""
+    from django_otp.oath import totp
+
+    code = totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits)
+    return f"{code:0{device.digits}d}"

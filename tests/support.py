@@ -53,3 +53,43 @@ def job_run_finished(job_run):
         return job_run.state in (JobState.SUCCEEDED, JobState.FAILED)
 
     return check
+
+
+def crawl(client, starts, limit=600):
+    """Every page and API response reachable from the starts through links and API urls:
+    {path: body} of those answering 200."""
+    import re
+    from urllib.parse import urlsplit
+
+    from django.conf import settings
+
+    site = re.escape(settings.SITE_URL)
+    seen, queue, bodies = set(), list(starts), {}
+    while queue:
+        path = queue.pop()
+        if path in seen or len(seen) > limit:
+            continue
+        seen.add(path)
+        response = client.get(path)
+        if response.status_code != 200:
+            continue
+        body = response.content.decode()
+        bodies[path] = body
+        links = (
+            re.findall(r'href="(/[^"#]*)"', body)
+            + [
+                urlsplit(u).path + (f"?{urlsplit(u).query}" if urlsplit(u).query else "")
+                # Pages and the API root name the site URL; API pages link the host asked.
+                for u in re.findall(rf'"((?:http://testserver|{site})/[^"]*)"', body)
+            ]
+            + [urlsplit(u).path for u in re.findall(r"<loc>([^<]+)</loc>", body)]
+        )
+        for link in links:
+            if link.startswith(("/static/", "/admin/", "/ko/admin/")):
+                continue
+            if "/tasks/" in link and link.count("/") > 3 and not link.startswith("/api/"):
+                # Task pages are many; their links lead nowhere new beyond the first few.
+                if sum(1 for s in seen if "/tasks/" in s) > 40:
+                    continue
+            queue.append(link.replace("&amp;", "&"))
+    return bodies

@@ -8,6 +8,8 @@ JSON-escaped, XML-escaped, CSV-quoted), so a leak through any path is caught.
 import html
 import json
 
+from django.utils.translation import gettext as _
+
 from catalogue.models import TaskSet, TaskVersion
 from mica.bilingual import LANGUAGES
 
@@ -18,18 +20,20 @@ TEXT_FIELDS = ("title", "final_state", "confirmation_boundary")
 
 
 def holdout_needles():
-    """Every holdout task id and text, as the strings an export must never contain."""
-    needles = set()
+    """Every holdout task id and text, as the strings an export must never contain, each
+    with the record it comes from (named by number, so the message leaks nothing)."""
+    needles = {}
     versions = TaskVersion.objects.filter(definition__task_set=TaskSet.HOLDOUT).select_related(
         "definition"
     )
     for version in versions.iterator(chunk_size=500):
-        needles.add(version.definition.slug)
+        record = _("task version %(number)s") % {"number": version.pk}
+        needles[version.definition.slug] = record
         for field in TEXT_FIELDS:
             for language in LANGUAGES:
                 text = (getattr(version, f"{field}_{language}", "") or "").strip()
                 if len(text) >= MIN_TEXT_LENGTH:
-                    needles.add(text)
+                    needles[text] = record
     return needles
 
 
@@ -46,7 +50,8 @@ def _spellings(needle):
 
 
 def holdout_scan(paths, needles):
-    """[(file name, needle)] for every holdout needle found in the files; empty when clean."""
+    """[(file name, record)] for every holdout needle ({needle: record}) found in the files;
+    empty when clean."""
     patterns = {form: needle for needle in needles for form in _spellings(needle)}
     if not patterns:
         return []
@@ -54,7 +59,7 @@ def holdout_scan(paths, needles):
     found = []
     for path in paths:
         hits = _scan_file(path, patterns, overlap)
-        found.extend((path.name, needle) for needle in sorted(hits))
+        found.extend(sorted({(path.name, needles[needle]) for needle in hits}))
     return found
 
 

@@ -91,10 +91,14 @@ def _validate(build, checks):
     _check_corrections_parity(build)
     leaks = holdout_scan([build / e.name for e in EXPORT_FILES], holdout_needles())
     if leaks:
-        names = sorted({name for name, _needle in leaks})
+        # The builder leaves holdout tasks out by construction; reaching this means a
+        # record carries holdout text into a public one. Name it, so it can be fixed.
         raise ExportRefused(
-            _("Holdout content found in %(files)s; nothing was published.")
-            % {"files": ", ".join(names)}
+            _("Holdout content of %(records)s found in %(files)s; nothing was published.")
+            % {
+                "records": ", ".join(sorted({record for _name, record in leaks})),
+                "files": ", ".join(sorted({name for name, _record in leaks})),
+            }
         )
 
 

@@ -1,83 +1,19 @@
 """The public catalogue: pages, API, instances, and a holdout nobody public can reach."""
 
-import re
-from urllib.parse import urlsplit
-
 import pytest
 from django.db.models import F
 
-from catalogue.models import ContractClause, TaskDefinition, TaskSet, TaskVersion
-from catalogue.services import task_version_make_current
+from catalogue.models import TaskSet
+from tests.factories import HOLDOUT_CANARY as CANARY
+from tests.factories import holdout_task
+from tests.support import crawl
 
 pytestmark = pytest.mark.django_db
-
-CANARY = "CANARY-7f3e9d1b-holdout-text"
 
 
 @pytest.fixture
 def holdout(canonical_content):
-    family_task = TaskDefinition.objects.get(slug="ec-reschedule-three-party")
-    definition = TaskDefinition.objects.create(
-        slug="ec-secret-holdout-item",
-        family=family_task.family,
-        position=99,
-        task_set=TaskSet.HOLDOUT,
-    )
-    source = family_task.current_version
-    version = TaskVersion.objects.create(
-        definition=definition,
-        version="1.0.0",
-        title_en=f"Holdout {CANARY}",
-        title_ko=f"홀드아웃 {CANARY}",
-        final_state_en=CANARY,
-        final_state_ko=CANARY,
-        confirmation_boundary_en=CANARY,
-        confirmation_boundary_ko=CANARY,
-        surface="web",
-        termination_class="refusal",
-        declared_complexity="single-step",
-        parameter_schema=source.parameter_schema,
-    )
-    ContractClause.objects.create(
-        version=version, kind="obligation", text_en=CANARY, text_ko=CANARY
-    )
-    for entry in source.applicability.all():
-        entry.pk, entry.version = None, version
-        entry.save()
-    task_version_make_current(version=version)
-    return definition
-
-
-def crawl(client, starts):
-    """Every page and API response reachable from the starts through links and API urls."""
-    seen, queue, bodies = set(), list(starts), {}
-    while queue:
-        path = queue.pop()
-        if path in seen or len(seen) > 600:
-            continue
-        seen.add(path)
-        response = client.get(path)
-        if response.status_code != 200:
-            continue
-        body = response.content.decode()
-        bodies[path] = body
-        links = (
-            re.findall(r'href="(/[^"#]*)"', body)
-            + [
-                urlsplit(u).path + (f"?{urlsplit(u).query}" if urlsplit(u).query else "")
-                for u in re.findall(r'"(http://testserver/[^"]*)"', body)
-            ]
-            + [urlsplit(u).path for u in re.findall(r"<loc>([^<]+)</loc>", body)]
-        )
-        for link in links:
-            if link.startswith(("/static/", "/admin/", "/ko/admin/")):
-                continue
-            if "/tasks/" in link and link.count("/") > 3 and not link.startswith("/api/"):
-                # Task pages are many; their links lead nowhere new beyond the first few.
-                if sum(1 for s in seen if "/tasks/" in s) > 40:
-                    continue
-            queue.append(link.replace("&amp;", "&"))
-    return bodies
+    return holdout_task()
 
 
 def test_a_holdout_task_is_unreachable_from_anything_public(client, holdout):

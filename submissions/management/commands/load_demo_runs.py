@@ -2,15 +2,20 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from submissions.demo import load_demo_runs
+from submissions.ingest import recording_grant
 
 
 class Command(BaseCommand):
     help = "Load a labelled synthetic (demo) run set. It is never publication eligible."
 
     def handle(self, *args, **options):
-        actor, _ = get_user_model().objects.get_or_create(
-            username="mica-demo-loader", defaults={"is_staff": True, "is_active": False}
+        actor, created = get_user_model().objects.get_or_create(
+            username="mica-demo-loader", defaults={"is_staff": True}
         )
+        if created:
+            actor.set_unusable_password()  # it records the demo runs and never signs in
+            actor.save(update_fields=["password"])
+        recording_grant(actor)
         results = load_demo_runs(actor=actor)
         created = sum(1 for _attempt, was_created in results if was_created)
         self.stdout.write(

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from catalogue.models import TaskSet
+from catalogue.models import TaskSet, TaskVersion
 from catalogue.synthetic import synthetic_catalogue_create
 from mica.exports.services import PENDING_KEY, exports_request_regeneration
 from mica.jobs.models import JobRun, JobState
@@ -108,7 +108,12 @@ def test_a_holdout_canary_makes_the_job_refuse_to_publish(workers, export_dir):
     job_run = exports_request_regeneration()
     wait_for(job_run_finished(job_run))
     assert job_run.state == JobState.FAILED and job_run.attempts == 1  # a refusal is not retried
-    assert "Holdout content found in mica-methodology.en.md" in job_run.message
+    # The refusal names the record to fix by number, and the canary nowhere.
+    number = TaskVersion.objects.get(definition__slug=canary).pk
+    assert f"Holdout content of task version {number} found in mica-methodology.en.md" in (
+        job_run.message
+    )
+    assert canary not in job_run.message
     assert published(export_dir) == before
 
 
