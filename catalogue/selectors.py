@@ -117,11 +117,6 @@ def review_list(version):
     return LocalReview.objects.filter(version=version).select_related("market")
 
 
-def task_all_list():
-    """Staff reads (admin), holdout included."""
-    return _with_current_version(TaskDefinition.objects.all())
-
-
 def catalogue_figures(edition):
     """The live figures the catalogue gives an edition's prose (public tasks only)."""
     tasks = task_public_list()
