@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+# Confirmation e-mails and the exports' links name the address `make run` serves
+# (an MICA_SITE_URL set in the environment wins).
+MICA_SITE_URL ?= http://127.0.0.1:$(PORT)
 PYTEST_ARGS ?=
 # One pytest process a core, each test file whole in one of them (so a module's shared
 # fixture, such as the write census's database, is set up once). With MICA_REDIS_URL set,
@@ -24,11 +27,11 @@ $(VENV)/.test-installed: requirements/test.lock
 serve-setup: $(VENV)/.base-installed
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py load_canonical_content
-	$(PY) manage.py regenerate_exports --sync
+	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py regenerate_exports --sync
 
 # Installs, migrates, loads the canonical content and serves on 127.0.0.1:$(PORT).
 run: serve-setup
-	$(VENV)/bin/gunicorn mica.wsgi --bind 127.0.0.1:$(PORT) --workers 2 --access-logfile -
+	MICA_SITE_URL='$(MICA_SITE_URL)' $(VENV)/bin/gunicorn mica.wsgi --bind 127.0.0.1:$(PORT) --workers 2 --access-logfile -
 
 # Installs and runs the whole test suite.
 test: $(VENV)/.test-installed

@@ -9,7 +9,9 @@ urlpatterns = [
     path("governance/", cached(views.governance), name="governance"),
     path("results/", cached(views.results), name="results"),
     path("systems/", cached(views.system_list), name="systems"),
-    re_path(r"^systems/(?P<slug>[a-z0-9-]{1,80})/$", cached(views.system_detail), name="system"),
+    re_path(
+        r"^systems/(?P<slug>[-a-zA-Z0-9_]{1,80})/$", cached(views.system_detail), name="system"
+    ),
     path("evidence/", cached(views.evidence_list), name="evidence"),
     re_path(
         r"^evidence/(?P<cell_id>[A-Za-z0-9._-]{1,300})/$",

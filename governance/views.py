@@ -30,10 +30,11 @@ from governance.selectors import (
 from governance.services import appeal_file
 from markets.selectors import market_list
 from mica import scoring
+from mica.clients import client_address
 from mica.errors import DomainError
 from submissions.models import Attempt, Challenge, DataStatus, System, Verification
 from submissions.selectors import challenge_public_get
-from submissions.throttle import client_address, intake_allowed
+from submissions.throttle import intake_allowed
 
 
 class ResultsFilter(forms.Form):

@@ -1,5 +1,7 @@
 """The API frame: root, error mapping. Each app adds its endpoints under /api/v1/."""
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -10,6 +12,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from mica.errors import DomainError
+from mica.parsers import TOO_LARGE, in_request_language
 
 # Each app appends (name, url name) when it adds an endpoint.
 API_ENDPOINTS = [
@@ -48,7 +51,9 @@ class ApiRoot(APIView):
     )
     def get(self, request):
         endpoints = {
-            name: request.build_absolute_uri(reverse(url_name)) for name, url_name in API_ENDPOINTS
+            # The configured site, never the Host header the request came with.
+            name: settings.SITE_URL + reverse(url_name)
+            for name, url_name in API_ENDPOINTS
         }
         return Response({"version": "1", "endpoints": endpoints})
 
@@ -79,4 +84,8 @@ def exception_handler(exc, context):
         return Response(body, status=exc.status_code)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        detail = in_request_language(context["request"], TOO_LARGE, limit=limit)
+        return Response({"detail": detail}, status=413)
     return drf_exception_handler(exc, context)

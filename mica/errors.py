@@ -32,3 +32,10 @@ class AppendOnly(DomainError):
     """A record that is evidence was asked to change or go: it never does."""
 
     status_code = 409
+
+
+class Conflict(DomainError):
+    """The request contradicts what is already on record (an idempotency key reused
+    for a different body, say)."""
+
+    status_code = 409

@@ -11,10 +11,12 @@ follow from it, so a developer can run PostgreSQL and Redis over plain HTTP.
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from celery.schedules import crontab
+from csp.constants import NONCE, NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -49,6 +51,9 @@ PRODUCTION = "MICA_SECRET_KEY" in os.environ
 SECRET_KEY = os.environ.get("MICA_SECRET_KEY") or _embedded_secret_key()
 DEBUG = _env_flag("MICA_DEBUG") and not PRODUCTION
 ALLOWED_HOSTS = _env_list("MICA_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+# Reverse proxies (addresses or CIDR networks) whose X-Forwarded-For is believed when
+# telling clients apart (mica.clients); with none, every client is its REMOTE_ADDR.
+TRUSTED_PROXIES = _env_list("MICA_TRUSTED_PROXIES", [])
 # Pages are indexable only on the configured public production site.
 PUBLIC_SITE = _env_flag("MICA_PUBLIC_SITE")
 
@@ -68,6 +73,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "simple_history",
+    "django_otp",
+    "mica.site.app_configs.SecondFactorConfig",
+    "mica.site.app_configs.SignInLockoutsConfig",
     "mica.content",
     "mica.site",
     "mica.jobs",
@@ -81,17 +89,25 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "mica.site.middleware.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "mica.site.middleware.AdminStylePolicyMiddleware",
+    "mica.site.middleware.AdminLoginNextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "mica.site.middleware.EnglishPrefixRedirectMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "mica.site.staff.AdminSecondFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "mica.site.middleware.RobotsHeaderMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: it turns a sign-in it locked out into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "mica.urls"
@@ -143,10 +159,24 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "mica",
-        }
+        },
+        "intake": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "mica-intake",
+        },
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        # Intake limits (submissions.throttle) must be one count for every web process
+        # and must outlive page-cache churn: a table of their own, created after migrate.
+        "intake": {
+            "BACKEND": "mica.caches.CountingDatabaseCache",
+            "LOCATION": "mica_intake_cache",
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        },
+    }
 
 # Public pages are cached whole under the content revision (mica.content.page_cache),
 # so a content change is seen at once; the lifetime only bounds what else a page
@@ -242,16 +272,21 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- API --------------------------------------------------------------------
 
+# Django's own bound (2.5 MB), stated: it bounds every API body too (mica.parsers).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # JSON only, with bounded depth and key length; form parsers would bypass the bounds.
+    "DEFAULT_PARSER_CLASSES": ["mica.parsers.BoundedJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "mica.pagination.Pagination",
     "EXCEPTION_HANDLER": "mica.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "mica.site.staff.LockoutBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
 }
@@ -273,8 +308,37 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Staff sign-in ------------------------------------------------------------
+
+# django-axes watches every password sign-in (the admin login, HTTP Basic auth on the
+# API) and refuses a username from a client address after this many failures in a row,
+# even with the right password, for the cool-off or until an administrator unlocks it
+# in the admin ("Sign-in lockouts"). Token auth is not a password and is not counted.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("MICA_LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("MICA_LOGIN_COOLOFF_MINUTES", "60")))
+# Per username and address together: one abuser cannot lock a real user out elsewhere.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "mica.site.clients.client_address"
+AXES_USERNAME_CALLABLE = "mica.site.staff.lockout_username"
+AXES_LOCKOUT_CALLABLE = "mica.site.staff.lockout_response"
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+# mica.site.admin shows the records under labels of our own.
+AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False
+# Accounts that see holdout tasks or publish an edition confirm a TOTP code before the
+# admin opens (mica.site.staff.second_factor_required).
+OTP_TOTP_ISSUER = "MICA portal"
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+
 # --- Security ---------------------------------------------------------------
 
+# The only sign-in is the admin's: without a `next` of its own (or with one that leads
+# off the site or nowhere, mica.site.middleware.AdminLoginNextMiddleware), it lands there.
+LOGIN_REDIRECT_URL = "admin:index"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"
@@ -291,6 +355,21 @@ if PRODUCTION:
     # The load balancer's health probe reaches /healthz over plain HTTP.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 CSRF_TRUSTED_ORIGINS = _env_list("MICA_CSRF_TRUSTED_ORIGINS", [])
+# No inline script anywhere: every script is a file under static/. A nonce is added
+# only where a page asks for request.csp_nonce (the self-contained 500 page's styles);
+# public pages are cached whole, so they never use one. The admin alone also allows
+# inline styles (mica.site.middleware.AdminStylePolicyMiddleware).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, NONCE],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 LOGGING = {
     "version": 1,

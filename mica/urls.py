@@ -4,6 +4,7 @@ from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 
+from mica.site import staff_views
 from mica.site import views as site_views
 from mica.site.sitemaps import SITEMAPS
 
@@ -28,6 +29,9 @@ urlpatterns += i18n_patterns(
     path("", include("mica.methodology.urls")),
     path("", include("governance.urls")),
     path("", include("submissions.urls")),
+    # The admin's second step, ahead of the admin's own catch-all.
+    path("admin/second-factor/", staff_views.second_factor, name="second-factor"),
+    path("admin/second-factor/enrol/", staff_views.second_factor_enrol, name="second-factor-enrol"),
     path("admin/", admin.site.urls),
     prefix_default_language=False,
 )

@@ -18,6 +18,11 @@ class SystemAdmin(admin.ModelAdmin):
     list_display = ("name", "slug", "operator", "operator_account")
     search_fields = ("name", "slug", "operator")
 
+    def get_readonly_fields(self, request, obj=None):
+        # A system's slug is its address in links, exports and attempt records: once
+        # given, it never changes.
+        return ("slug",) if obj is not None else ()
+
 
 @admin.register(models.SystemSnapshot)
 class SystemSnapshotAdmin(admin.ModelAdmin):
@@ -59,6 +64,7 @@ class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     """Attempts arrive through ingestion only, where every rule is checked, and are never
     changed or deleted: invalidating one is a recorded decision with its reason."""
 
+    holdout_path = "task_version__definition__task_set"
     list_display = (
         "attempt_id",
         "snapshot",

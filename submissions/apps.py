@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
 
@@ -8,8 +9,11 @@ class SubmissionsConfig(AppConfig):
 
     def ready(self):
         # Imported once the app registry is ready, as models must be.
+        from mica.caches import cache_tables_create
         from mica.methodology import extensions
         from submissions.selectors import open_challenges, submission_figures
 
         extensions.live_figures_register(submission_figures)
         extensions.open_challenges_register(open_challenges)
+        # The intake limits count in a database cache on the embedded default.
+        post_migrate.connect(cache_tables_create, sender=self, dispatch_uid="cache-tables")

@@ -1,5 +1,6 @@
 """Challenges to the method: intake with typed evidence, the workflow, and scoring recomputes."""
 
+import hashlib
 import uuid
 
 from django.core import signing
@@ -12,16 +13,24 @@ from rest_framework import serializers
 from markets.models import IntegrationSituation
 from mica import scoring
 from mica.bilingual import LANGUAGES
-from mica.errors import PermissionRefused, ValidationFailed
+from mica.content.changes import writes_not_public
+from mica.errors import Conflict, PermissionRefused, ValidationFailed
 from mica.jobs.services import job_run_enqueue
 from mica.methodology.models import Edition
 from mica.methodology.selectors import section_record_get
 from mica.text import plain
 from mica.vocabulary import MARKET_ORDER
 from mica.workflows import Move, workflow_move
-from submissions.models import Challenge, ChallengeEvent, ChallengeState, ChallengeType
+from submissions.models import (
+    PUBLIC_CHALLENGE_STATES,
+    Challenge,
+    ChallengeEvent,
+    ChallengeState,
+    ChallengeType,
+)
 from submissions.outbox import notify_editors_of_arrival, notify_state_change
 from submissions.signals import challenge_accepted
+from submissions.throttle import email_normalised
 
 MAX_TEXT = 20_000
 MAX_CITATIONS = 20
@@ -180,33 +189,59 @@ def _evidence(data):
     return evidence
 
 
+def challenge_filer(email):
+    """Whose filing this is, as the idempotency key is scoped: the normalised contact
+    e-mail, hashed (the address itself is kept once, on the challenge)."""
+    return hashlib.sha256(email_normalised(email).encode()).hexdigest()
+
+
+def _replayed(existing, fields):
+    """The record a retry asks for, or a refusal when the key came with another body."""
+    if any(getattr(existing, name) != value for name, value in fields.items()):
+        raise Conflict(
+            _(
+                "This idempotency key was already used for a different challenge. "
+                "Send a new key to file another challenge."
+            ),
+            field_errors={
+                "idempotency_key": [_("Already used for a challenge with other content.")]
+            },
+        )
+    return existing, False
+
+
 def challenge_file(*, payload):
     """Validate and store a challenge (received, private); (challenge, created).
 
-    Re-sending the same idempotency key stores nothing new.
+    Re-sending the same idempotency key with the same challenge stores nothing new. A
+    key belongs to its filer (the contact e-mail): another filer's identical key files
+    their own challenge, and the same filer's key with other content is refused (409).
     """
     serializer = ChallengeSerializer(data=payload)
     if not serializer.is_valid():
         raise ValidationFailed(_("The challenge was not filed."), field_errors=serializer.errors)
     data = serializer.validated_data
     key = data.get("idempotency_key") or uuid.uuid4().hex
-    existing = Challenge.objects.filter(idempotency_key=key).first()
+    filer = challenge_filer(data["contact_email"])
+    fields = {
+        "edition_id": data["edition_record"].pk,
+        "section_id": data["section_id"],
+        "challenge_type": data["challenge_type"],
+        "what_is_wrong": plain(data["what_is_wrong"]),
+        "proposed_replacement": plain(data["proposed_replacement"]),
+        "evidence": _evidence(data),
+        "contact_email": data["contact_email"].lower(),
+        "public_name": plain(data.get("public_name")),
+        "language": data["language"],
+    }
+    on_record = Challenge.objects.filter(filer=filer, idempotency_key=key)
+    existing = on_record.first()
     if existing is not None:
-        return existing, False
+        return _replayed(existing, fields)
     try:
-        with transaction.atomic():
-            challenge = Challenge.objects.create(
-                edition=data["edition_record"],
-                section_id=data["section_id"],
-                challenge_type=data["challenge_type"],
-                what_is_wrong=plain(data["what_is_wrong"]),
-                proposed_replacement=plain(data["proposed_replacement"]),
-                evidence=_evidence(data),
-                contact_email=data["contact_email"].lower(),
-                public_name=plain(data.get("public_name")),
-                language=data["language"],
-                idempotency_key=key,
-            )
+        # Not public until screened: no reader's page changes (mica.content.changes).
+        with transaction.atomic(), writes_not_public():
+            challenge = Challenge.objects.create(**fields, filer=filer, idempotency_key=key)
             ChallengeEvent.objects.create(
                 challenge=challenge,
                 action="file",
@@ -216,7 +251,7 @@ def challenge_file(*, payload):
                 reason=_("Filed through the public intake."),
             )
     except IntegrityError:
-        return Challenge.objects.get(idempotency_key=key), False
+        return _replayed(on_record.get(), fields)
     # Within the app: the task module imports this one as it loads.
     from submissions.tasks import challenge_confirmation, recompute_scoring_challenge
 
@@ -244,8 +279,21 @@ def challenge_confirm(*, token):
     if challenge is None:
         raise ValidationFailed(_("This confirmation link is not valid or has expired."))
     if challenge.email_confirmed_at is None:
-        Challenge.objects.filter(pk=challenge.pk).update(email_confirmed_at=timezone.now())
+        _challenge_update(challenge.pk, email_confirmed_at=timezone.now())
     return challenge
+
+
+def _challenge_update(pk, **values):
+    """Update a challenge; only a challenge the public sees moves the page revision.
+
+    The state is checked in the statement itself, so a challenge screened meanwhile
+    takes the ordinary path.
+    """
+    with writes_not_public():
+        private = Challenge.objects.filter(pk=pk).exclude(state__in=PUBLIC_CHALLENGE_STATES)
+        if private.update(**values):
+            return
+    Challenge.objects.filter(pk=pk).update(**values)
 
 
 # --- Scoring recompute --------------------------------------------------------------
@@ -281,7 +329,7 @@ def challenge_recompute(*, challenge_id):
         if "latency" in evidence["claimed_metric"]
         else "mica.scoring",
     }
-    Challenge.objects.filter(pk=challenge_id).update(recompute=result)
+    _challenge_update(challenge_id, recompute=result)
     return result
 
 

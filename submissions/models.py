@@ -29,6 +29,8 @@ class DataStatus(models.TextChoices):
 class System(models.Model):
     """A consumer-agent system an operator submits; it is measured through its snapshots."""
 
+    # Chosen once, at acceptance, from the name and numbered on collision
+    # (submissions.system_submissions): the record is the identity, never the name.
     slug = models.SlugField(_("slug"), max_length=80, unique=True)
     name = models.CharField(_("name"), max_length=120)
     operator = models.CharField(_("operator"), max_length=120)
@@ -344,7 +346,9 @@ class Challenge(models.Model):
     state = models.CharField(
         _("state"), max_length=12, choices=ChallengeState.choices, default=ChallengeState.RECEIVED
     )
-    idempotency_key = models.CharField(_("idempotency key"), max_length=64, unique=True)
+    # An idempotency key is the filer's own: unique per filer (submissions.challenges).
+    filer = models.CharField(_("filer"), max_length=64, editable=False)
+    idempotency_key = models.CharField(_("idempotency key"), max_length=64)
     received_at = models.DateTimeField(_("received"), auto_now_add=True)
 
     class Meta:
@@ -352,6 +356,11 @@ class Challenge(models.Model):
         verbose_name = _("challenge")
         verbose_name_plural = _("challenges")
         indexes = [models.Index(fields=["edition", "section_id"], name="challenge_section")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["filer", "idempotency_key"], name="one_challenge_per_filer_key"
+            )
+        ]
 
     def __str__(self):
         return f"#{self.pk} {self.section_id}"

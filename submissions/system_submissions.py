@@ -2,13 +2,15 @@
 
 import re
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from catalogue.selectors import family_list
 from markets.selectors import market_list
+from mica.content.changes import writes_not_public
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.text import plain
 from mica.workflows import Move, workflow_move
@@ -27,6 +29,41 @@ from submissions.models import (
 FORBIDDEN_KEY = re.compile(r"score|rank|weight|payment|price|fee|sponsor", re.IGNORECASE)
 
 
+CAPABILITY_KEY_LENGTH = 64
+CAPABILITY_KEY = re.compile(
+    rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{CAPABILITY_KEY_LENGTH - 1}}}", re.ASCII
+)
+MAX_CAPABILITIES = 50
+CAPABILITY_TEXT = 2000
+
+
+class CapabilityField(serializers.DictField):
+    """What the system can do, by market or channel: a short identifier to a short text.
+
+    The keys are checked before anything else, so no refusal ever repeats a huge or
+    hostile key back to the sender.
+    """
+
+    child = serializers.CharField(max_length=CAPABILITY_TEXT)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            if len(data) > MAX_CAPABILITIES:
+                self.fail("too_many", count=MAX_CAPABILITIES)
+            if not all(isinstance(k, str) and CAPABILITY_KEY.fullmatch(k) for k in data):
+                self.fail("bad_key", length=CAPABILITY_KEY_LENGTH)
+        return super().to_internal_value(data)
+
+    default_error_messages = {
+        "too_many": gettext_lazy("Declare at most {count} capabilities."),
+        "bad_key": gettext_lazy(
+            "A capability is named by a short identifier: up to {length} Latin letters, "
+            "digits, dots, hyphens or underscores, starting with a letter or digit (a "
+            "market code such as KR, say)."
+        ),
+    }
+
+
 class SystemSubmissionSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     operator = serializers.CharField(max_length=120)
@@ -42,9 +79,7 @@ class SystemSubmissionSerializer(serializers.Serializer):
     memory = serializers.CharField(max_length=MAX_TEXT)
     markets = serializers.ListField(child=serializers.CharField(max_length=2), min_length=1)
     families = serializers.ListField(child=serializers.CharField(max_length=60), min_length=1)
-    market_capability = serializers.DictField(
-        child=serializers.CharField(max_length=2000), required=False, default=dict
-    )
+    market_capability = CapabilityField(required=False, default=dict)
     access = serializers.CharField(max_length=MAX_TEXT)
     evidence_plan = serializers.CharField(max_length=MAX_TEXT)
     contact_email = serializers.EmailField()
@@ -68,14 +103,21 @@ class SystemSubmissionSerializer(serializers.Serializer):
         return value
 
 
-def _forbidden_fields(payload, prefix=""):
-    found = []
-    if isinstance(payload, dict):
-        for key, value in payload.items():
-            if FORBIDDEN_KEY.search(str(key)):
-                found.append(prefix + str(key))
-            found += _forbidden_fields(value, prefix + str(key) + ".")
-    return found
+def _forbidden_fields(payload):
+    """Every key, at any depth of nested objects, that asks to store a number or money.
+
+    A loop rather than recursion: how deep a body nests is the sender's choice.
+    """
+    found, pending = [], [("", payload)]
+    while pending:
+        prefix, value = pending.pop()
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                name = prefix + str(key)
+                if FORBIDDEN_KEY.search(str(key)):
+                    found.append(name)
+                pending.append((name + ".", inner))
+    return sorted(found)
 
 
 def system_submission_file(*, payload):
@@ -113,16 +155,58 @@ def system_submission_file(*, payload):
             "evidence_plan",
         )
     }
-    return SystemSubmission.objects.create(
-        **texts,
-        snapshot_date=data["snapshot_date"],
-        routable_models=data["routable_models"],
-        tools=data["tools"],
-        markets=data["markets"],
-        families=data["families"],
-        market_capability=data["market_capability"],
-        contact_email=data["contact_email"],
-    )
+    # Pending until staff accept it: no reader's page changes (mica.content.changes).
+    with writes_not_public():
+        submission = SystemSubmission.objects.create(
+            **texts,
+            snapshot_date=data["snapshot_date"],
+            routable_models=data["routable_models"],
+            tools=data["tools"],
+            markets=data["markets"],
+            families=data["families"],
+            market_capability=data["market_capability"],
+            contact_email=data["contact_email"],
+        )
+    return submission
+
+
+SLUG_LENGTH = System._meta.get_field("slug").max_length
+
+
+def system_slug_base(name):
+    """The slug a name asks for: its Latin letters and digits joined by hyphens, or
+    `system` for a name without any (a Korean name, say); numbers tell them apart.
+
+    ASCII, so the slug is the same in every link, export and attempt record
+    (submissions.ingest takes `[-a-zA-Z0-9_]`).
+    """
+    base = slugify(name.replace("_", " ")).strip("-")
+    return base[: SLUG_LENGTH - 6].rstrip("-") or "system"
+
+
+def _system_create(*, name, operator):
+    """A new system with a slug of its own: `name`, else `name-2`, `name-3`, ….
+
+    Each accepted submission is its own system: two systems of the same name (two
+    operators' "에이전트", say) never merge, and a slug, once given, never changes.
+    The name itself is kept as sent, in any script.
+    """
+    base = system_slug_base(name)
+    taken = set(System.objects.filter(slug__startswith=base).values_list("slug", flat=True))
+    number = 1
+    while True:
+        slug = base if number == 1 else f"{base}-{number}"
+        number += 1
+        if slug in taken:
+            continue
+        try:
+            # A savepoint: a slug taken meanwhile by another acceptance tries the next.
+            with transaction.atomic():
+                return System.objects.create(slug=slug, name=name, operator=operator)
+        except IntegrityError:
+            if not System.objects.filter(slug=slug).exists():
+                raise
+            taken.add(slug)
 
 
 SUBMISSION_TRANSITIONS = {
@@ -149,10 +233,7 @@ def system_submission_decide(*, submission_id, accept, reason, actor):
         source = submission.state
         submission.decision_reason = plain(reason)
         if accept:
-            system, _created = System.objects.get_or_create(
-                slug=slugify(f"{submission.operator}-{submission.name}")[:80],
-                defaults={"name": submission.name, "operator": submission.operator},
-            )
+            system = _system_create(name=submission.name, operator=submission.operator)
             submission.snapshot = SystemSnapshot.objects.create(
                 system=system,
                 version=submission.version,

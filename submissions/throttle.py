@@ -1,40 +1,75 @@
-"""Intake limits in the shared cache: per client address and per contact e-mail.
+"""Intake limits in a store of their own: per client address and per contact e-mail.
 
 Documented limits: 20 filings an hour from one address, 10 an hour for one e-mail.
 A flood beyond them is refused (429) before anything is stored.
+
+The counts live in the "intake" cache (a database table on the embedded default,
+Redis under its own prefix in the scale-out profile), never in the page cache, so
+every web process sees one count and page-cache churn cannot reset it. The address
+is the client's as mica.clients tells it (trusted proxies only), so one flooding
+address never blocks another; an IPv6 client counts by its /64 network, which one
+subscriber holds whole. E-mail addresses count in a normal form, so plus-addressing
+or Gmail dots do not multiply the limit.
 """
 
 import hashlib
+import ipaddress
 
-from django.core.cache import cache
+from django.core.cache import caches
 
 WINDOW_SECONDS = 3600
 # Part of every key; tests give each test its own, so no test inherits another's counts.
 NAMESPACE = "intake"
 LIMITS = {"address": 20, "email": 10}
+CACHE_ALIAS = "intake"
+# Providers where dots in the local part do not tell mailboxes apart.
+DOTLESS_DOMAINS = {"gmail.com", "googlemail.com"}
+
+
+def email_normalised(email):
+    """One form per mailbox: lower case, no `+tag`, and no dots for Gmail."""
+    email = (email or "").strip().lower()
+    local, at, domain = email.rpartition("@")
+    if not at:
+        return email
+    local = local.partition("+")[0]
+    if domain in DOTLESS_DOMAINS:
+        local = local.replace(".", "")
+        domain = "gmail.com"
+    return f"{local}@{domain}"
+
+
+def _address_counted(address):
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address or "unknown"
+    if parsed.version == 6:
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
 
 
 def _key(kind, value):
-    digest = hashlib.sha256(value.strip().lower().encode()).hexdigest()[:32]
-    return f"mica:{NAMESPACE}:{kind}:{digest}"
+    digest = hashlib.sha256(value.encode()).hexdigest()[:32]
+    return f"{NAMESPACE}:{kind}:{digest}"
+
+
+def _count(store, key):
+    store.add(key, 0, WINDOW_SECONDS)
+    try:
+        return store.incr(key)
+    except ValueError:  # expired between add and incr
+        store.add(key, 1, WINDOW_SECONDS)
+        return 1
 
 
 def intake_allowed(*, address, email):
     """Count this filing; False when either limit is already reached."""
-    for kind, value in (("address", address or "unknown"), ("email", email or "")):
-        if kind == "email" and not value:
-            continue
-        key = _key(kind, value)
-        cache.add(key, 0, WINDOW_SECONDS)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, WINDOW_SECONDS)
-            count = 1
-        if count > LIMITS[kind]:
+    store = caches[CACHE_ALIAS]
+    counted = [("address", _address_counted(address))]
+    if email_normalised(email):
+        counted.append(("email", email_normalised(email)))
+    for kind, value in counted:
+        if _count(store, _key(kind, value)) > LIMITS[kind]:
             return False
     return True
-
-
-def client_address(request):
-    return request.META.get("REMOTE_ADDR", "unknown")

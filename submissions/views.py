@@ -7,7 +7,8 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from catalogue.selectors import family_list
 from markets.selectors import market_list
-from mica.errors import DomainError
+from mica.clients import client_address
+from mica.errors import Conflict, DomainError
 from mica.methodology.selectors import edition_current
 from mica.vocabulary import BLOCKER_SENTENCES
 from submissions.challenges import challenge_confirm, challenge_file
@@ -15,7 +16,7 @@ from submissions.forms import ChallengeForm, SystemSubmissionForm
 from submissions.models import Challenge, ChallengeState, ChallengeType, Verification
 from submissions.selectors import challenge_public_get, challenge_public_list, challenges_on_section
 from submissions.system_submissions import system_submission_file
-from submissions.throttle import client_address, intake_allowed
+from submissions.throttle import intake_allowed
 
 
 @require_safe
@@ -45,6 +46,16 @@ def challenge_new(request):
             try:
                 challenge, _created = challenge_file(
                     payload=form.payload(edition.slug, request.LANGUAGE_CODE, key[:64])
+                )
+            except Conflict:
+                # The page's key came back with other text (edited after sending, say):
+                # the form renders with a fresh key, so sending it again files it anew.
+                form.add_error(
+                    None,
+                    _(
+                        "This form was already sent with other content. Check it and "
+                        "send it again to file it as a new challenge."
+                    ),
                 )
             except DomainError as refused:
                 _show_refusal(form, refused)
@@ -138,7 +149,11 @@ def system_new(request):
     options = {"markets": list(market_list()), "families": list(family_list())}
     if request.method == "POST":
         form = SystemSubmissionForm(request.POST, **options)
-        if form.is_valid():
+        if form.is_valid() and not intake_allowed(
+            address=client_address(request), email=form.cleaned_data["contact_email"]
+        ):
+            form.add_error(None, _("Too many filings in the last hour; please try again later."))
+        elif form.is_valid():
             try:
                 system_submission_file(payload=form.payload())
             except DomainError as refused:

@@ -284,3 +284,27 @@ def pytest_runtest_setup(item):
         if not TaskDefinition.objects.exists():
             _load_canonical_content()
     config.stash[_CONTENT_FLUSHED] = False
+
+
+@pytest.fixture(autouse=True)
+def _force_login_includes_the_second_factor(monkeypatch):
+    """`force_login` stands for a finished sign-in. For an account that needs a second
+    factor in the admin (mica.site.staff) a finished sign-in has confirmed a code of its
+    TOTP device this session, so the forced one records that too: a real device, in the
+    session key django-otp reads. Tests of the sign-in itself go through the forms."""
+    from django.test import Client
+    from django_otp import DEVICE_ID_SESSION_KEY
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    force_login = Client.force_login
+
+    def force_login_with_device(self, user, backend=None):
+        force_login(self, user, backend)
+        device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+        if device is None:
+            device = TOTPDevice.objects.create(user=user, name="tests", confirmed=True)
+        session = self.session
+        session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+        session.save()
+
+    monkeypatch.setattr(Client, "force_login", force_login_with_device)

@@ -9,6 +9,7 @@ version current, confirming a challenge).
 
 import logging
 import re
+from contextlib import contextmanager
 from functools import cache
 
 from django.apps import apps
@@ -39,6 +40,28 @@ def watched_tables():
         if meta.app_label in WATCHED_APPS and owner.model_name not in IGNORED_MODELS:
             tables.add(meta.db_table.lower())
     return frozenset(tables)
+
+
+# Set on a connection while its writes are declared not public (writes_not_public).
+NOT_PUBLIC_ATTRIBUTE = "mica_writes_not_public"
+
+
+@contextmanager
+def writes_not_public(using=None):
+    """The writes in this block change no public page and no export: they move nothing.
+
+    For records only staff see until a later decision makes them public (a challenge
+    before it is screened, a system submission before it is accepted): an anonymous
+    filing must not make every reader pay an uncached render. The decision that makes
+    such a record public is an ordinary write and moves the revision.
+    """
+    connection = transaction.get_connection(using)
+    depth = getattr(connection, NOT_PUBLIC_ATTRIBUTE, 0)
+    setattr(connection, NOT_PUBLIC_ATTRIBUTE, depth + 1)
+    try:
+        yield
+    finally:
+        setattr(connection, NOT_PUBLIC_ATTRIBUTE, depth)
 
 
 # Sent once after each transaction that changed content has committed.
@@ -86,6 +109,8 @@ def _after_statement(cursor):
 
 def watch_writes(execute, sql, params, many, context):
     result = execute(sql, params, many, context)
+    if getattr(context["connection"], NOT_PUBLIC_ATTRIBUTE, 0):
+        return result
     match = WRITE_RE.match(sql)
     if match and match.group(1).lower() in watched_tables():
         connection = context["connection"]

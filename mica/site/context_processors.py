@@ -26,18 +26,19 @@ def site_shell(request):
         }
         for code, label in LANGUAGE_SWITCH
     ]
+    # Absolute addresses name the configured site, never the Host header a request
+    # came with (cached pages would otherwise hand one reader's Host to the next).
+    site = settings.SITE_URL
     alternates = [
-        {"hreflang": code, "url": request.build_absolute_uri(localized_path(path, code))}
+        {"hreflang": code, "url": site + localized_path(path, code)}
         for code, _label in LANGUAGE_SWITCH
     ]
-    alternates.append(
-        {"hreflang": "x-default", "url": request.build_absolute_uri(localized_path(path, "en"))}
-    )
+    alternates.append({"hreflang": "x-default", "url": site + localized_path(path, "en")})
     pages = routed_pages(path)
     return {
         "language_switch": switch,
         "hreflang_alternates": alternates,
-        "canonical_url": request.build_absolute_uri(localized_path(path, language)),
+        "canonical_url": site + localized_path(path, language),
         "primary_pages": [p for p in pages if p["primary"]],
         "index_pages": pages,
         "current_edition": edition_current(),

@@ -38,7 +38,7 @@ def healthz(request):
 
 @require_safe
 def robots_txt(request):
-    sitemap_url = request.build_absolute_uri(reverse("sitemap"))
+    sitemap_url = settings.SITE_URL + reverse("sitemap")
     if settings.PUBLIC_SITE:
         lines = ["User-agent: *", "Allow: /", "Disallow: /admin/", "Disallow: /ko/admin/"]
     else:
@@ -57,8 +57,13 @@ def server_error(request):
     # Rendered without context processors: whatever failed (the database, say)
     # must not fail the error page too.
     language = "ko" if KOREAN_PREFIX_RE.match(request.path) else "en"
+    context = {
+        "LANGUAGE_CODE": language,
+        "home_url": "/ko/" if language == "ko" else "/",
+        # Its styles are inline so that it needs nothing else to load; the CSP lets
+        # them in by this nonce (an error before CSPMiddleware ran has none).
+        "csp_nonce": str(request.csp_nonce) if hasattr(request, "csp_nonce") else "",
+    }
     with translation.override(language):
-        html = loader.get_template("site/500.html").render(
-            {"LANGUAGE_CODE": language, "home_url": "/ko/" if language == "ko" else "/"}
-        )
+        html = loader.get_template("site/500.html").render(context)
     return HttpResponseServerError(html)

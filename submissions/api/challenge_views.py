@@ -4,10 +4,11 @@ from rest_framework.exceptions import Throttled
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mica.clients import client_address
 from submissions.challenges import ChallengeSerializer, challenge_file
 from submissions.selectors import challenge_public_list
 from submissions.system_submissions import SystemSubmissionSerializer, system_submission_file
-from submissions.throttle import client_address, intake_allowed
+from submissions.throttle import intake_allowed
 
 
 def challenge_json(challenge):

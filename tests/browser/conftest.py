@@ -42,8 +42,10 @@ def page(browser):
 
 
 @pytest.fixture
-def site(live_server, canonical_content):
-    """The live server's base URL, with the canonical content loaded."""
+def site(live_server, canonical_content, settings):
+    """The live server's base URL, with the canonical content loaded; it is the site URL
+    too, as pages build their absolute links from it (never from the Host header)."""
+    settings.SITE_URL = live_server.url
     return live_server.url
 
 

@@ -4,17 +4,21 @@ import pytest
 
 from mica.methodology.models import Edition
 from tests.browser.conftest import assert_accessible
-from tests.factories import LeadFactory
+from tests.factories import LeadFactory, totp_code, totp_device
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def sign_in(page, site):
-    LeadFactory()
+    """The password, then (a lead publishes editions) the code of the lead's device."""
+    device = totp_device(LeadFactory())
     page.goto(f"{site}/admin/login/")
     page.fill("#id_username", "lead")
     page.fill("#id_password", "pw-for-tests-only")
     page.click("input[type=submit]")
+    page.wait_for_url(f"{site}/admin/second-factor/**")
+    page.fill("#id_code", totp_code(device))
+    page.click("#second-factor-form input[type=submit]")
     page.wait_for_url(f"{site}/admin/")
 
 

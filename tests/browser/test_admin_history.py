@@ -5,7 +5,7 @@ import re
 import pytest
 
 from tests.browser.conftest import assert_accessible
-from tests.factories import LeadFactory
+from tests.factories import LeadFactory, totp_code, totp_device
 
 pytestmark = pytest.mark.browser
 
@@ -15,17 +15,24 @@ PLAIN = re.compile(r"^[\w\s.,;:()\-–·%]+$")
 @pytest.fixture
 def lead(site):
 
-    LeadFactory(username="history-lead")
+    totp_device(LeadFactory(username="history-lead"))
     return "history-lead", "pw-for-tests-only"
 
 
 def sign_in(page, site, lead):
+    """The password, then (a lead publishes editions) the code of the lead's device."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
     username, password = lead
     page.goto(f"{site}/admin/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", password)
     with page.expect_navigation():
         page.click("input[type=submit]")
+    page.wait_for_url(f"{site}/admin/second-factor/**")
+    page.fill("#id_code", totp_code(TOTPDevice.objects.get(user__username=username)))
+    with page.expect_navigation():
+        page.click("#second-factor-form input[type=submit]")
 
 
 def plain_claim():

@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from mica.jobs.models import JobRun, WorkerHeartbeat
 from mica.methodology.models import GlossaryTerm
 from tests.conftest import WorkerProcess, _test_database_url
+from tests.factories import totp_code, totp_device
 
 pytestmark = [pytest.mark.broker, pytest.mark.django_db(transaction=True)]
 
@@ -147,7 +148,8 @@ def stack(redis_broker, canonical_content, tmp_path):
 def test_an_admin_edit_over_http_reaches_the_published_exports(stack, settings):
     # gunicorn checks the password with the deployment's own hashers, not the tests' fast one.
     settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
-    User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    device = totp_device(lead)
     term = GlossaryTerm.objects.order_by("pk").first()
     browser = Browser(stack["base"])
     wait_for(lambda: browser.get("/healthz")[0] == 200, what="/healthz to answer 200")
@@ -155,6 +157,12 @@ def test_an_admin_edit_over_http_reaches_the_published_exports(stack, settings):
     login = browser.form("/admin/login/")
     login.update(username="lead", password="pw-for-tests-only")
     status, landed, _body = browser.post("/admin/login/?next=/admin/", login)
+    # A lead publishes editions: the admin opens after the code of the lead's device.
+    step = urllib.parse.urlsplit(landed)
+    assert step.path == "/admin/second-factor/", landed
+    code = browser.form(f"{step.path}?{step.query}")
+    code["code"] = totp_code(device)
+    status, landed, _body = browser.post(f"{step.path}?{step.query}", code)
     assert landed.endswith("/admin/"), "the login did not succeed"
 
     change = f"/admin/methodology/glossaryterm/{term.pk}/change/"

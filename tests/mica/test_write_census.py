@@ -1067,6 +1067,9 @@ ADMIN_ADD = {
         "username",
     ),
     "authtoken.TokenProxy": Add(lambda ctx, tag: {"user": a_user(ctx).pk}, "user"),
+    "otp_totp.TOTPDevice": Add(
+        lambda ctx, tag: {"user": a_user(ctx).pk, "name": f"census-{tag}"}, "name"
+    ),
     "catalogue.ExposureEntry": Add(
         lambda ctx, tag: {
             "definition": a_task_definition(ctx, tag).pk,
@@ -1287,6 +1290,12 @@ ADMIN_ADD = {
 }
 
 ADMIN_CHANGE = {
+    "otp_totp.TOTPDevice": Change(
+        pick=lambda ctx: _model("otp_totp.TOTPDevice").objects.create(
+            user=a_user(ctx), name=f"census-{uuid.uuid4().hex[:8]}"
+        ),
+        field="name",
+    ),
     "auth.Group": Change(
         pick=lambda ctx: _model("auth.Group").objects.create(name=f"census-{uuid.uuid4().hex[:8]}"),
         field="name",
@@ -1373,6 +1382,16 @@ THROWAWAY = {
         "submissions.OutboxMessage", to="census@example.org", subject="Census", body="Census."
     ),
     "submissions.SystemSubmission": lambda ctx: a_system_submission().pk,
+    "axes.AccessAttempt": lambda ctx: (
+        _model("axes.AccessAttempt")
+        .objects.create(
+            username=f"census-{uuid.uuid4().hex[:8]}",
+            ip_address="192.0.2.1",
+            user_agent="census",
+            failures_since_start=99,
+        )
+        .pk
+    ),
 }
 
 
@@ -1684,6 +1703,77 @@ def case_admin_login(ctx):
     committed(ctx, Session.objects.filter(session_key=browser.session.session_key))
 
 
+def case_unlock_sign_in(ctx):
+    """Unlocking a locked-out sign-in in the admin ("Unlock the selected sign-ins").
+
+    Nothing acknowledged is lost: "unlocked" means the lockout is gone and the admin's
+    log says who unlocked it.
+    """
+    model = _model("axes.AccessAttempt")
+    pk = THROWAWAY["axes.AccessAttempt"](ctx)
+    browser = ctx.client(ctx.lead)
+    action_succeeded(browser, run_action(ctx, browser, model, "unlock", [pk]))
+    gone(ctx, model.objects.filter(pk=pk))
+    logged(ctx, model, pk, DELETION)
+
+
+def _signed_in_with_password(ctx, user):
+    browser = ctx.client()
+    data = form_of(browser.get(reverse("admin:login")), "login-form")
+    data.update(username=user.username, password="pw-for-tests-only")
+    redirected(browser.post(reverse("admin:login"), data))
+    return browser
+
+
+def _code(device):
+    from django_otp.oath import totp
+
+    return f"{totp(device.bin_key, step=device.step, t0=device.t0):06d}"
+
+
+def case_second_factor(ctx):
+    """The admin's second step: a TOTP code after the password.
+
+    Nothing acknowledged is lost: the redirect into the admin means the device's last
+    used step is committed (the same code cannot open a second session).
+    """
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    user = a_user(ctx, is_staff=True, is_superuser=True, password="pw-for-tests-only")
+    device = TOTPDevice.objects.create(user=user, name="census", confirmed=True)
+    browser = _signed_in_with_password(ctx, user)
+    data = form_of(browser.get(reverse("second-factor")), "second-factor-form")
+    data["code"] = _code(device)
+    redirected(browser.post(reverse("second-factor"), data))
+    committed(ctx, TOTPDevice.objects.filter(pk=device.pk, last_t__gte=0))
+
+
+def case_second_factor_enrol(ctx):
+    """Enrolling a TOTP device for the admin's second step.
+
+    Nothing acknowledged is lost: the redirect into the admin means the device is
+    committed as confirmed.
+    """
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    user = a_user(ctx, is_staff=True, is_superuser=True, password="pw-for-tests-only")
+    browser = _signed_in_with_password(ctx, user)
+    data = form_of(browser.get(reverse("second-factor-enrol")), "second-factor-form")
+    data["code"] = _code(TOTPDevice.objects.get(user=user))
+    redirected(browser.post(reverse("second-factor-enrol"), data))
+    committed(ctx, TOTPDevice.objects.filter(user=user, confirmed=True))
+
+
+def _a_device_url(name):
+    def path(ctx):
+        from django_otp.plugins.otp_totp.models import TOTPDevice
+
+        device = TOTPDevice.objects.create(user=a_user(ctx), name="census")
+        return reverse(f"admin:{name}", args=[device.pk])
+
+    return path
+
+
 def case_admin_logout(ctx):
     """Signing out of the admin.
 
@@ -1772,10 +1862,12 @@ def case_ingest_attempts(ctx):
 
     Nothing acknowledged is lost: "2 attempts recorded" means both are committed.
     """
+    from submissions.ingest import recording_grant
     from submissions.models import Attempt
 
     the_operator(ctx)
     staff = ctx.user("census-staff", is_staff=True)
+    recording_grant(staff)  # staff who record reruns
     ids = [f"census-file-{uuid.uuid4().hex[:8]}" for _ in range(2)]
     path = ctx.tmp_path / "attempts.jsonl"
     path.write_text(
@@ -2015,6 +2107,8 @@ def change_form_edits_nothing(label, make=None):
 # Models whose admin deletes records (from the record's page and with "delete selected").
 DELETABLE = [
     "auth.Group",
+    "axes.AccessAttempt",
+    "otp_totp.TOTPDevice",
     "auth.User",
     "authtoken.TokenProxy",
     "catalogue.LocalReview",
@@ -2050,6 +2144,9 @@ DELETABLE = [
 WITHOUT_ACTIONS = {"authtoken.TokenProxy"}
 
 ADD_NOT_OFFERED = {
+    "axes.AccessAttempt": "failed sign-ins are counted by django-axes as they happen",
+    "axes.AccessFailureLog": "failed sign-ins are logged by django-axes as they happen",
+    "axes.AccessLog": "sign-ins are logged by django-axes as they happen",
     "governance.Appeal": "appeals are filed by the public, on the challenge's page",
     "governance.GateCell": "gate cells are derived from the attempts by the gate",
     "jobs.JobRun": "job runs are recorded by the jobs they track",
@@ -2061,6 +2158,9 @@ ADD_NOT_OFFERED = {
 }
 
 CHANGE_READ_ONLY = {
+    "axes.AccessAttempt": ("a lockout is undone by deleting it (Unlock), never edited", None),
+    "axes.AccessFailureLog": ("the failed sign-in log is append-only", None),
+    "axes.AccessLog": ("the sign-in log is written by django-axes", None),
     "catalogue.ExposureEntry": ("the exposure log is append-only", None),
     "catalogue.LocalReview": (
         "a review changes only through its actions (submit, request changes, approve)",
@@ -2103,6 +2203,8 @@ DECISIONS = {
 }
 
 DELETE_NOT_OFFERED = {
+    "axes.AccessFailureLog": "the failed sign-in log stays after an unlock",
+    "axes.AccessLog": "the sign-in log stays",
     "catalogue.ExposureEntry": "the exposure log is append-only",
     "submissions.Attempt": "attempts are append-only: one is invalidated, never deleted",
     "markets.Market": "market identity facts stay; editions change",
@@ -2210,6 +2312,17 @@ CENSUS = {
     ("admin-action", "methodology.Edition:start_draft"): case_start_draft,
     ("admin-action", "methodology.Edition:publish"): case_publish,
     ("admin-url", "admin:jobs_jobrun_start"): case_start_jobs,
+    ("form", "second-factor"): case_second_factor,
+    ("form", "second-factor-enrol"): case_second_factor_enrol,
+    ("admin-action", "axes.AccessAttempt:unlock"): case_unlock_sign_in,
+    ("admin-url", "admin:otp_totp_totpdevice_config"): ReadOnly(
+        "a device's secret is never shown again (OTP_ADMIN_HIDE_SENSITIVE_DATA)",
+        writes_nothing(posting(_a_device_url("otp_totp_totpdevice_config"))),
+    ),
+    ("admin-url", "admin:otp_totp_totpdevice_qrcode"): ReadOnly(
+        "a device's secret is never shown again (OTP_ADMIN_HIDE_SENSITIVE_DATA)",
+        writes_nothing(posting(_a_device_url("otp_totp_totpdevice_qrcode"))),
+    ),
     ("admin-url", "admin:login"): case_admin_login,
     ("admin-url", "admin:logout"): case_admin_logout,
     ("admin-url", "admin:password_change"): case_own_password_change,

@@ -39,17 +39,14 @@ def capture(parser, token):
     return CaptureNode(nodelist, bits[2])
 
 
-@register.simple_tag(takes_context=True)
-def absolute_static(context, path):
+@register.simple_tag
+def absolute_static(path):
     """The absolute URL of a static file, as link previews need it.
 
-    Built from the request when there is one, so it names the host the reader
-    came through; otherwise from settings.SITE_URL.
+    Built from settings.SITE_URL, never from the request: the Host header is the
+    client's to choose, and a cached page would pass it on to every later reader.
     """
     url = static(path)
     if url.startswith(("http://", "https://")):
         return url
-    request = context.get("request")
-    if request is not None:
-        return request.build_absolute_uri(url)
     return settings.SITE_URL + url

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.conf import settings
 
 pytestmark = pytest.mark.django_db
 
@@ -59,9 +60,9 @@ def test_every_page_has_hreflang_alternates(client, path):
     alternates = _alternates(client.get(path).text)
     logical = path.removeprefix("/ko")
     assert alternates == {
-        "en": f"http://testserver{logical}",
-        "ko": f"http://testserver/ko{logical}",
-        "x-default": f"http://testserver{logical}",
+        "en": f"{settings.SITE_URL}{logical}",
+        "ko": f"{settings.SITE_URL}/ko{logical}",
+        "x-default": f"{settings.SITE_URL}{logical}",
     }
 
 

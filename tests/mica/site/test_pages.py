@@ -1,6 +1,7 @@
 """The site shell: error pages, robots, sitemap, and input that must never 500."""
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 
 pytestmark = pytest.mark.django_db
@@ -47,17 +48,18 @@ def test_public_site_is_indexable(client):
     assert "X-Robots-Tag" not in response
     robots = client.get("/robots.txt").text
     assert "Allow: /\n" in robots and "Disallow: /\n" not in robots
-    assert "Sitemap: http://testserver/sitemap.xml" in robots
+    assert f"Sitemap: {settings.SITE_URL}/sitemap.xml" in robots
 
 
 def test_sitemap_lists_both_languages_with_alternates(client):
     response = client.get("/sitemap.xml")
     assert response.status_code == 200
     xml = response.text
-    assert "<loc>http://testserver/</loc>" in xml
-    assert "<loc>http://testserver/ko/</loc>" in xml
-    assert 'hreflang="ko" href="http://testserver/ko/"' in xml
-    assert 'hreflang="x-default" href="http://testserver/"' in xml
+    site = settings.SITE_URL
+    assert f"<loc>{site}/</loc>" in xml
+    assert f"<loc>{site}/ko/</loc>" in xml
+    assert f'hreflang="ko" href="{site}/ko/"' in xml
+    assert f'hreflang="x-default" href="{site}/"' in xml
     assert "/en/" not in xml
     assert "/admin/" not in xml
 
@@ -115,7 +117,7 @@ def test_every_sitemap_page_has_a_plain_title_and_one_h1(client, canonical_conte
     import re
 
     xml = client.get("/sitemap.xml").text
-    urls = re.findall(r"<loc>http://testserver(/[^<]*)</loc>", xml)
+    urls = re.findall(rf"<loc>{re.escape(settings.SITE_URL)}(/[^<]*)</loc>", xml)
     assert len(urls) >= 200, "the sitemap lists every public page in both languages"
     for url in urls:
         html = client.get(url).text

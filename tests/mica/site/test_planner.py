@@ -4,6 +4,7 @@ import re
 from urllib.parse import urlencode
 
 import pytest
+from django.conf import settings
 from django.db.models import F
 from django.http import QueryDict
 
@@ -242,8 +243,8 @@ def test_the_korean_page_is_korean_and_stays_under_ko(client, canonical_content)
 def test_the_page_is_in_the_navigation_and_the_sitemap(client, canonical_content):
     assert 'href="/evaluate/" aria-current="page"' in client.get("/evaluate/").text
     sitemap = client.get("/sitemap.xml").text
-    assert "<loc>http://testserver/evaluate/</loc>" in sitemap
-    assert "<loc>http://testserver/ko/evaluate/</loc>" in sitemap
+    assert f"<loc>{settings.SITE_URL}/evaluate/</loc>" in sitemap
+    assert f"<loc>{settings.SITE_URL}/ko/evaluate/</loc>" in sitemap
 
 
 def test_a_holdout_task_is_never_offered_nor_planned(client, canonical_content):
