@@ -216,13 +216,16 @@ def _check_success(data):
         )
 
 
-def _resolve(data, actor):
+def _snapshot(data):
     try:
-        snapshot = SystemSnapshot.objects.select_related("system").get(
+        return SystemSnapshot.objects.select_related("system").get(
             system__slug=data["snapshot"]["system"], version=data["snapshot"]["version"]
         )
     except SystemSnapshot.DoesNotExist:
         refuse("unknown-snapshot", _("No registered snapshot has that system and version."))
+
+
+def _resolve(data, actor):
     try:
         # A holdout task the actor may not see gets the answer a task that does not exist
         # gets, so its ids cannot be probed.
@@ -241,7 +244,7 @@ def _resolve(data, actor):
     )
     if applicable is None:
         refuse("task-not-in-market", _("The task does not apply in that market."))
-    return snapshot, version, applicable.market
+    return version, applicable.market
 
 
 def _resolve_situations(data, market):
@@ -384,7 +387,11 @@ def attempt_ingest(*, payload, actor):
     if not isinstance(payload, dict):
         refuse("schema", _("An attempt record is a JSON object."))
     data = _validated(payload)
-    existing = Attempt.objects.filter(attempt_id=data["attempt_id"]).first()
+    snapshot = _snapshot(data)
+    _check_actor(data, snapshot, actor)
+    # Attempt ids are the snapshot's own: another operator's ids can be neither read back
+    # nor confirmed to exist.
+    existing = Attempt.objects.filter(snapshot=snapshot, attempt_id=data["attempt_id"]).first()
     if existing is not None:
         if existing.payload_hash != payload_hash(payload):
             refuse(
@@ -394,8 +401,7 @@ def attempt_ingest(*, payload, actor):
         return existing, False
     _check_costs(data)
     _check_outcome(data)
-    snapshot, version, market = _resolve(data, actor)
-    _check_actor(data, snapshot, actor)
+    version, market = _resolve(data, actor)
     situations = _resolve_situations(data, market)
     return _store(data, payload, snapshot, version, market, situations, actor), True
 

@@ -121,7 +121,8 @@ class AttemptQuerySet(models.QuerySet):
 class Attempt(models.Model):
     """One run of one task version in one market by one snapshot, with its whole record."""
 
-    attempt_id = models.CharField(_("attempt id"), max_length=64, unique=True)
+    # Unique within its snapshot (one_attempt_id_per_snapshot), so operators' ids never meet.
+    attempt_id = models.CharField(_("attempt id"), max_length=64)
     payload_hash = models.CharField(_("payload hash"), max_length=64, editable=False)
     snapshot = models.ForeignKey(
         SystemSnapshot,
@@ -200,6 +201,9 @@ class Attempt(models.Model):
             ("record_provisional", _("Can record provisional attempts on any snapshot")),
         ]
         constraints = [
+            models.UniqueConstraint(
+                fields=["snapshot", "attempt_id"], name="one_attempt_id_per_snapshot"
+            ),
             models.CheckConstraint(
                 name="ineligible_needs_a_reason",
                 condition=Q(eligible=True) | ~Q(ineligible_reason=""),

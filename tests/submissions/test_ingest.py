@@ -335,3 +335,25 @@ def test_the_jsonl_command_is_all_or_nothing(tmp_path, operator, staff, payload)
     batch.write_text('{"attempt_id": NaN}\n')
     with pytest.raises(CommandError, match="line 1"):
         call_command("ingest_attempts", str(batch), "--as-user", staff.username)
+
+
+def test_another_operators_attempt_ids_can_be_neither_read_back_nor_confirmed(
+    client, operator, payload
+):
+    """Issue 17: "another operator's attempt ids can be confirmed to exist". Attempt ids are
+    each snapshot's own, so a second operator's answer is the same whether or not the first
+    used the id, and naming the first operator's snapshot is refused before any id is read."""
+    from tests.factories import SnapshotFactory, SystemFactory, UserFactory
+
+    assert post(client, operator, payload).status_code == 201
+    rival = UserFactory(username="rival-operator")
+    SnapshotFactory(system=SystemFactory(slug="rival-agent", operator_account=rival))
+    own = {**payload, "snapshot": {"system": "rival-agent", "version": "2.1"}}
+    used = post(client, rival, own)
+    unused = post(client, rival, {**own, "attempt_id": "acme-kr-never-used"})
+    assert used.status_code == unused.status_code == 201
+    assert Attempt.objects.filter(attempt_id="acme-kr-001").count() == 2
+    for attempt_id in ("acme-kr-001", "acme-kr-never-used-by-acme"):
+        theirs = post(client, rival, {**payload, "attempt_id": attempt_id})
+        assert theirs.status_code == 403
+        assert "acme-kr" not in theirs.content.decode()
