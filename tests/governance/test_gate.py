@@ -288,3 +288,35 @@ def test_an_attempt_landing_during_a_full_recompute_is_not_lost(client, staff):
         "KR": 2,
         "JP": 1,
     }
+
+
+def test_one_new_attempt_recomputes_its_own_cell_alone(client, staff):
+    """Issue 16: "One new attempt still recomputes only its cell"."""
+    record(client, staff, verification="independent-rerun")
+    record(
+        client,
+        staff,
+        verification="independent-rerun",
+        attempt_id="acme-jp-001",
+        market="JP",
+        situations=[],
+    )
+    before = dict(GateCell.objects.values_list("market__code", "computed_at"))
+    kr = GateCell.objects.get(market__code="KR")
+    cell_recompute(kr.snapshot_id, kr.market_id, kr.family_id)
+    after = dict(GateCell.objects.values_list("market__code", "computed_at"))
+    assert after["JP"] == before["JP"] and after["KR"] != before["KR"]
+
+
+def test_a_task_version_created_after_the_inputs_were_read_is_read_when_met(canonical_content):
+    """A recompute reads the task versions once; one made since (its attempt may arrive
+    before the next pass) is read from the database when a cell first meets it."""
+    from catalogue.models import TaskVersion
+    from governance.gate import CellInputs
+    from tests.factories import holdout_task
+
+    inputs = CellInputs.current()
+    version = TaskVersion.objects.get(definition=holdout_task()).pk
+    assert version not in inputs.versions
+    met = inputs.versions[version]
+    assert (met.task, met.public, met.validated) == ("ec-secret-holdout-item", False, False)
