@@ -410,7 +410,9 @@ def _check_batch_ids(payloads):
     seen = set()
     for index, payload in enumerate(payloads):
         attempt_id = payload.get("attempt_id") if isinstance(payload, dict) else None
-        if isinstance(attempt_id, str) and attempt_id in seen:
+        if not isinstance(attempt_id, str):
+            continue  # not an id at all: the record's own check names it
+        if attempt_id in seen:
             raise ValidationFailed(
                 _("The attempt id %(id)s appears twice in this batch.") % {"id": attempt_id},
                 field_errors={"index": [index], "rule": ["attempt-id-repeated-in-batch"]},

@@ -3,10 +3,11 @@ from urllib.parse import urlsplit
 from csp.constants import SELF, UNSAFE_INLINE
 from django.conf import settings
 from django.contrib.auth import REDIRECT_FIELD_NAME
-from django.http import HttpResponsePermanentRedirect
+from django.http import HttpResponseBadRequest, HttpResponsePermanentRedirect
 from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.http import escape_leading_slashes
+from django.utils.translation import gettext
 
 from mica.site.i18n import ENGLISH_PREFIX_RE
 
@@ -117,3 +118,26 @@ class AdminLoginNextMiddleware:
                 del query[REDIRECT_FIELD_NAME]
                 setattr(request, method, query)
         return None
+
+
+class NulInputMiddleware:
+    """Refuse a query string or form holding a NUL character, before any view or query
+    sees it: no text field takes one, and PostgreSQL refuses it with an error mid-render.
+    (JSON bodies are refused by mica.parsers.BoundedJSONParser.)"""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if _holds_nul(request.GET) or _holds_nul(request.POST):
+            return HttpResponseBadRequest(
+                gettext("The request holds a NUL character, which no field accepts."),
+                content_type="text/plain; charset=utf-8",
+            )
+        return self.get_response(request)
+
+
+def _holds_nul(data):
+    return any(
+        "\x00" in key or any("\x00" in value for value in values) for key, values in data.lists()
+    )

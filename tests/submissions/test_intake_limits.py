@@ -117,6 +117,7 @@ def test_counts_outlive_page_cache_churn(client, canonical_content):
     and were evicted by page-cache churn; they now live in a store of their own."""
     backend = type(caches["intake"]).__name__
     assert backend in {"CountingDatabaseCache", "RedisCache"}, backend
+    assert throttle.LIMITS["address"] > 1
     for n in range(throttle.LIMITS["address"]):
         assert file(client, n, REMOTE_ADDR="203.0.113.30").status_code == 201
     # Page-cache churn: far more pages than the local-memory cache keeps (300), so on

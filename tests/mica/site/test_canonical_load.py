@@ -176,9 +176,15 @@ from catalogue.models import TaskVersion
 from markets.models import IntegrationSituation
 from mica.methodology.models import ChapterItem
 from tests.mica.site.test_canonical_load import three_edits
-User.objects.create_superuser("editor", "editor@example.org", "pw")
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.plugins.otp_totp.models import TOTPDevice
+editor = User.objects.create_superuser("editor", "editor@example.org", "pw")
 client = Client()
-client.force_login(User.objects.get(username="editor"))
+client.force_login(editor)
+# A superuser's admin opens after the second factor: a signed-in session has confirmed one.
+session = client.session
+session[DEVICE_ID_SESSION_KEY] = TOTPDevice.objects.create(user=editor, name="app").persistent_id
+session.save()
 claim, version, situation = three_edits(client)
 print(claim.pk, version.pk, situation.pk)
 """

@@ -77,6 +77,7 @@ def test_after_the_limit_the_right_password_fails_in_the_admin(client, clerk, li
     """Logins are not throttled: 30 wrong passwords and then the right one works at once
     (in the admin). Now the limit's failure already answers the lockout page, and the
     right password gets it too."""
+    assert limit > 1
     for _ in range(limit - 1):
         assert admin_login(client, "clerk", "wrong-password").status_code == 200
     locked = admin_login(client, "clerk", "wrong-password")
