@@ -154,6 +154,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Cache, broker and jobs -------------------------------------------------
 
 REDIS_URL = os.environ.get("MICA_REDIS_URL")
+# Intake limits (submissions.throttle) must be one count for every web process and must
+# outlive page-cache churn and Redis's memory eviction: a table of their own in the
+# database, in every profile, created after migrate.
+INTAKE_CACHE = {
+    "BACKEND": "mica.caches.CountingDatabaseCache",
+    "LOCATION": "mica_intake_cache",
+    "OPTIONS": {"MAX_ENTRIES": 100_000},
+}
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -161,22 +169,12 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "mica",
         },
-        "intake": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "mica-intake",
-        },
+        "intake": INTAKE_CACHE,
     }
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-        # Intake limits (submissions.throttle) must be one count for every web process
-        # and must outlive page-cache churn: a table of their own, created after migrate.
-        "intake": {
-            "BACKEND": "mica.caches.CountingDatabaseCache",
-            "LOCATION": "mica_intake_cache",
-            "OPTIONS": {"MAX_ENTRIES": 100_000},
-        },
+        "intake": INTAKE_CACHE,
     }
 
 # Public pages are cached whole under the content revision (mica.content.page_cache),
