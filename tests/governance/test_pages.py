@@ -84,8 +84,9 @@ def test_unknown_records_are_404(client, demo_runs, path):
 
 
 def test_results_filters_never_error(client, demo_runs):
-    for query in ["market=ZZ", "metric=%00&family=x", "verification=self-reported", "market=KR"]:
+    for query in ["market=ZZ", "metric=nul&family=x", "verification=self-reported", "market=KR"]:
         assert client.get(f"/results/?{query}").status_code == 200
+    assert client.get("/results/?metric=%00").status_code == 400  # refused before the view
 
 
 def test_results_page_runs_a_constant_number_of_queries(

@@ -127,5 +127,5 @@ def test_a_body_over_the_upload_bound_answers_413(endpoint, settings):
 
 
 def test_a_form_encoded_body_is_not_parsed(client, canonical_content):
-    response = client.post("/api/v1/challenges/", {"what_is_wrong": "x"})
+    response = client.post("/api/v1/challenges/", {"what_is_wrong": "x"})  # no NUL in it
     assert response.status_code == 415
