@@ -178,6 +178,29 @@ def attempt_payload(**changes):
     return {**copy.deepcopy(ATTEMPT), **changes}
 
 
+SYSTEM_SUBMISSION = {
+    "name": "Harbor Agent",
+    "operator": "Harbor Labs",
+    "version": "3.0",
+    "snapshot_date": "2026-11-20",
+    "orchestrator": "harbor-orchestrator",
+    "routable_models": ["openai/gpt-x"],
+    "tools": ["browser"],
+    "memory": "Session only.",
+    "markets": ["KR", "JP"],
+    "families": ["email-calendar"],
+    "market_capability": {"KR": "signed-in web and app"},
+    "access": "MICA accounts.",
+    "evidence_plan": "Full invocation traces.",
+    "contact_email": "ops@harbor.example",
+}
+
+
+def system_submission_payload(**changes):
+    """One system submission as an operator files it: Harbor Agent 3.0 for KR and JP."""
+    return {**copy.deepcopy(SYSTEM_SUBMISSION), **changes}
+
+
 def challenge_payload(**changes):
     """One method challenge as the public files it, with a citation."""
     return {**copy.deepcopy(CHALLENGE), **changes}

@@ -39,6 +39,7 @@ from tests.factories import (
     attempt_payload,
     challenge_payload,
     confirmed_challenge,
+    system_submission_payload,
 )
 
 pytestmark = pytest.mark.django_db
@@ -555,22 +556,7 @@ def test_appeal_form_takes_hostile_grounds(client, decided_challenge, entry):
 
 # --- System submissions -----------------------------------------------------------------
 
-SYSTEM = {
-    "name": "Harbor Agent",
-    "operator": "Harbor Labs",
-    "version": "3.0",
-    "snapshot_date": "2026-11-20",
-    "orchestrator": "harbor-orchestrator",
-    "routable_models": ["openai/gpt-x"],
-    "tools": ["browser"],
-    "memory": "Session only.",
-    "markets": ["KR", "JP"],
-    "families": ["email-calendar"],
-    "market_capability": {"KR": "signed-in web and app"},
-    "access": "MICA accounts.",
-    "evidence_plan": "Full invocation traces.",
-    "contact_email": "ops@harbor.example",
-}
+SYSTEM = system_submission_payload()
 SYSTEM_FREE_TEXT = [
     ("name",),
     ("operator",),

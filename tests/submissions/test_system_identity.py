@@ -12,26 +12,11 @@ import pytest
 from mica.errors import ValidationFailed
 from submissions.models import System, SystemSubmission
 from submissions.system_submissions import system_submission_decide, system_submission_file
-from tests.factories import StaffFactory
+from tests.factories import StaffFactory, system_submission_payload
 
 pytestmark = pytest.mark.django_db
 
-BASE = {
-    "name": "Harbor Agent",
-    "operator": "Harbor Labs",
-    "version": "3.0",
-    "snapshot_date": "2026-11-20",
-    "orchestrator": "harbor-orchestrator",
-    "routable_models": ["openai/gpt-x"],
-    "tools": ["browser"],
-    "memory": "Session only.",
-    "markets": ["KR", "JP"],
-    "families": ["email-calendar"],
-    "market_capability": {"KR": "signed-in web and app"},
-    "access": "MICA accounts.",
-    "evidence_plan": "Full invocation traces.",
-    "contact_email": "ops@harbor.example",
-}
+BASE = system_submission_payload()
 
 
 def accepted(**changes):

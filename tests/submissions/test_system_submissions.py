@@ -8,26 +8,11 @@ from django.contrib.admin.models import LogEntry
 from mica.errors import InvalidTransition, ValidationFailed
 from submissions.models import SubmissionState, SystemSnapshot, SystemSubmission
 from submissions.system_submissions import system_submission_decide, system_submission_file
-from tests.factories import LeadFactory, StaffFactory
+from tests.factories import LeadFactory, StaffFactory, system_submission_payload
 
 pytestmark = pytest.mark.django_db
 
-BASE = {
-    "name": "Harbor Agent",
-    "operator": "Harbor Labs",
-    "version": "3.0",
-    "snapshot_date": "2026-11-20",
-    "orchestrator": "harbor-orchestrator",
-    "routable_models": ["openai/gpt-x"],
-    "tools": ["browser"],
-    "memory": "Session only.",
-    "markets": ["KR", "JP"],
-    "families": ["email-calendar"],
-    "market_capability": {"KR": "signed-in web and app"},
-    "access": "MICA accounts.",
-    "evidence_plan": "Full invocation traces.",
-    "contact_email": "ops@harbor.example",
-}
+BASE = system_submission_payload()
 
 
 @pytest.mark.parametrize(
