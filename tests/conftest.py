@@ -64,12 +64,12 @@ def _as_committed_baseline():
     change (which would bypass the page cache and swallow the test's own change)."""
     from django.db import connection
 
-    from mica.content import changes, revision
+    from mica.content import changes
 
     connection.run_on_commit = [
-        entry for entry in connection.run_on_commit if entry[1] is not changes._after_commit
+        entry for entry in connection.run_on_commit if not isinstance(entry[1], changes._Committed)
     ]
-    revision.revision_bump()
+    changes.revisions_bump_all()
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
-"""Content changes, once their transaction commits, move the content revision (which
-keys the page cache) and send `content_committed` (the exports listen to it).
+"""Content changes, once their transaction commits, move the revisions of the tables
+they wrote (which key the page cache) and send `content_committed` (the exports
+listen to it).
 
 Writes are seen as SQL on every database connection, not through model signals:
 queryset updates, bulk inserts and many-to-many changes send no `post_save`, yet
@@ -17,7 +18,7 @@ from django.db import connections, transaction
 from django.db.backends.signals import connection_created
 from django.dispatch import Signal
 
-from mica.content.revision import revision_bump, revision_pending_mark
+from mica.content.revision import revision_pending_mark, revisions_bump
 
 logger = logging.getLogger(__name__)
 
@@ -64,24 +65,38 @@ def writes_not_public(using=None):
         setattr(connection, NOT_PUBLIC_ATTRIBUTE, depth)
 
 
-# Sent once after each transaction that changed content has committed.
+# Sent once after each transaction that changed content has committed, with the
+# tables it wrote.
 content_committed = Signal()
 
 
-def _after_commit():
-    revision_bump()
-    content_committed.send(sender=None)
+class _Committed:
+    """The after-commit step of one transaction: it knows the tables the transaction wrote."""
+
+    def __init__(self, tables=()):
+        self.tables = set(tables)
+
+    def __call__(self):
+        revisions_bump(self.tables)
+        content_committed.send(sender=None, tables=frozenset(self.tables))
 
 
-def content_written(connection):
+def revisions_bump_all():
+    """Move every watched table's revision: the content was replaced wholesale (a restore)."""
+    revisions_bump(watched_tables())
+
+
+def content_written(connection, table):
     revision_pending_mark(connection)
-    # One callback per transaction, however many rows it writes.
-    if any(entry[1] is _after_commit for entry in connection.run_on_commit):
-        return
-    transaction.on_commit(_after_commit, using=connection.alias, robust=True)
+    # One callback per transaction, however many rows and tables it writes.
+    for entry in connection.run_on_commit:
+        if isinstance(entry[1], _Committed):
+            entry[1].tables.add(table)
+            return
+    transaction.on_commit(_Committed({table}), using=connection.alias, robust=True)
 
 
-def _after_statement(cursor):
+def _after_statement(cursor, table):
     """Run the after-commit step of an autocommit write once its statement is finished.
 
     An autocommit statement commits itself only when it is done, and on SQLite an
@@ -98,7 +113,7 @@ def _after_statement(cursor):
         finally:
             del cursor.close  # back to the wrapped cursor's own close
             try:
-                _after_commit()
+                _Committed({table})()
             except Exception:
                 # As on_commit(robust=True): the write is committed and acknowledged;
                 # a failed bump must not turn its answer into an error.
@@ -112,12 +127,13 @@ def watch_writes(execute, sql, params, many, context):
     if getattr(context["connection"], NOT_PUBLIC_ATTRIBUTE, 0):
         return result
     match = WRITE_RE.match(sql)
-    if match and match.group(1).lower() in watched_tables():
+    table = match.group(1).lower() if match else None
+    if table in watched_tables():
         connection = context["connection"]
         if connection.in_atomic_block:
-            content_written(connection)
+            content_written(connection, table)
         elif "close" not in vars(context["cursor"]):
-            _after_statement(context["cursor"])
+            _after_statement(context["cursor"], table)
     return result
 
 

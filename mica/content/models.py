@@ -2,23 +2,25 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
-class ContentRevision(models.Model):
-    """One row: moves on every committed change to the content, and keys the page cache.
+class TableRevision(models.Model):
+    """How often one table's content has changed: moves after every commit that wrote it.
 
-    It lives in the database, not in the cache, because every web worker must see
-    the same number at once, and the embedded profile's cache is per process.
+    Cached pages are keyed by the revisions of the tables they read
+    (mica.content.page_cache), so a change invalidates exactly the pages that show
+    it. It lives in the database, not in the cache, because every web worker must
+    see the same number at once, and the embedded profile's cache is per process.
     """
 
+    table_name = models.CharField(_("table"), max_length=63, primary_key=True)
     number = models.PositiveBigIntegerField(_("number"), default=0)
     changed_at = models.DateTimeField(_("changed at"))
 
     class Meta:
-        db_table = "site_contentrevision"  # made when the site app held it
-        verbose_name = _("content revision")
-        verbose_name_plural = _("content revisions")
+        verbose_name = _("table revision")
+        verbose_name_plural = _("table revisions")
 
     def __str__(self):
-        return f"{self.number} ({self.changed_at:%Y-%m-%d %H:%M:%S})"
+        return f"{self.table_name} {self.number} ({self.changed_at:%Y-%m-%d %H:%M:%S})"
 
 
 class LoadedRecord(models.Model):

@@ -1,9 +1,12 @@
-"""Whole public pages from the shared cache, keyed by the content revision.
+"""Whole public pages from the shared cache, keyed by the revisions of the tables they read.
 
-A cached page is valid exactly as long as the content revision it was rendered
-under: any committed change moves the revision (mica.content.changes), so the
-next request renders afresh. Every answer carries a strong ETag (a hash of the
-bytes) and Last-Modified (when the content last changed) and answers 304 to a
+A page's bytes are made of what its queries read (and of the URL, the language and
+the settings). Rendering one records the tables it reads; the page is then valid
+exactly as long as those tables' revisions stay where they were when it was
+rendered. A committed change moves the revisions of the tables it wrote
+(mica.content.changes), so the pages that read them render afresh on the next
+request and every other cached page stays cached. Every answer carries a strong ETag (a hash of the
+bytes) and Last-Modified (when what the page reads last changed) and answers 304 to a
 matching conditional request. `Cache-Control: public, max-age=0, must-revalidate`
 lets browsers and proxies keep a copy but ask before every use: a change is seen
 at once, and asking costs a 304 without a body.
@@ -16,20 +19,26 @@ that carry a CSRF token (a form that posts).
 
 import hashlib
 import itertools
+import re
 from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
 from django.core.signals import setting_changed
+from django.db import connection
 from django.http import HttpResponse
 from django.utils import translation
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from mica.content.revision import content_revision, revision_pending
+from mica.content.changes import watched_tables
+from mica.content.revision import NO_REVISION, revision_pending, revisions_read
 
 CACHE_CONTROL = {"public": True, "max_age": 0, "must_revalidate": True}
 KEY_PREFIX = "page:"
+# The tables a page read when it was last rendered, by URL: they choose its revisions.
+READS_PREFIX = "page-reads:"
+READ_RE = re.compile(r'\b(?:FROM|JOIN)\s+[`"]?(\w+)', re.IGNORECASE)
 # Query strings are the reader's to invent (search terms, filters): such pages
 # are kept briefly, so a flood of made-up queries cannot fill the shared cache.
 QUERY_PAGE_SECONDS = 60
@@ -53,18 +62,50 @@ def _anonymous(request):
     return request.method in ("GET", "HEAD") and settings.SESSION_COOKIE_NAME not in request.COOKIES
 
 
-def _cache_key(request, revision, variant_key):
-    number, changed_at = revision
+def _address(request):
     parts = (
-        str(number),
-        # The time too: a rolled-back transaction can hand the same number out twice.
-        changed_at.isoformat(),
         str(_settings_generation),
         translation.get_language() or "",
-        str(variant_key),
         request.build_absolute_uri(),
     )
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _revisions_of(tables, revisions):
+    return sorted((table, *revisions.get(table, NO_REVISION)) for table in tables)
+
+
+def _cache_key(address, read, variant_key):
+    parts = [address, str(variant_key)]
+    # The time too: a rolled-back transaction can hand the same number out twice.
+    parts += [f"{table} {number} {changed_at.isoformat()}" for table, number, changed_at in read]
     return KEY_PREFIX + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _last_modified(read, variant_modified):
+    changed = max((changed_at for *_table, changed_at in read), default=NO_REVISION[1])
+    return max(changed.timestamp(), variant_modified or 0)
+
+
+class _TablesRead:
+    """Records the watched tables the queries run inside it read."""
+
+    def __init__(self):
+        self.tables = set()
+
+    def __call__(self, execute, sql, params, many, context):
+        self.tables.update(table.lower() for table in READ_RE.findall(sql))
+        return execute(sql, params, many, context)
+
+    def watched(self):
+        return frozenset(self.tables & watched_tables())
+
+
+def _rendered_recording(view, request, args, kwargs):
+    reads = _TablesRead()
+    with connection.execute_wrapper(reads):
+        response = view(request, *args, **kwargs)
+    return response, reads.watched()
 
 
 def _storable(request, response):
@@ -76,6 +117,14 @@ def _storable(request, response):
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
         and b"csrfmiddlewaretoken" not in response.content
     )
+
+
+def _from_entry(entry):
+    content, headers, _etag = entry
+    response = HttpResponse(content)
+    for name, value in headers:
+        response[name] = value
+    return response
 
 
 def _validated(request, response, etag, last_modified):
@@ -116,28 +165,32 @@ def public_page_cache(view=None, *, variant=None):
                 return view(request, *args, **kwargs)
             if not _anonymous(request) or revision_pending():
                 return _rendered_afresh(view(request, *args, **kwargs))
-            revision = content_revision()
-            last_modified, variant_key = revision[1].timestamp(), ""
-            if variant is not None:
-                variant_key, variant_modified = variant(request)
-                last_modified = max(last_modified, variant_modified or 0)
-            key = _cache_key(request, revision, variant_key)
-            entry = cache.get(key)
-            if entry is not None:
-                content, headers, etag = entry
-                response = HttpResponse(content)
-                for name, value in headers:
-                    response[name] = value
-                return _validated(request, response, etag, last_modified)
-            response = view(request, *args, **kwargs)
+            # Read before the page renders: a change committed meanwhile moves a
+            # revision past these, so the page is never stored as newer than it is.
+            revisions = revisions_read()
+            variant_key, variant_modified = variant(request) if variant else ("", None)
+            address = _address(request)
+            tables = cache.get(READS_PREFIX + address)
+            if tables is not None:
+                read = _revisions_of(tables, revisions)
+                entry = cache.get(_cache_key(address, read, variant_key))
+                if entry is not None:
+                    response = _from_entry(entry)
+                    modified = _last_modified(read, variant_modified)
+                    return _validated(request, response, etag=entry[2], last_modified=modified)
+            response, tables = _rendered_recording(view, request, args, kwargs)
             if not _storable(request, response):
                 return response
+            read = _revisions_of(tables, revisions)
             etag = f'"{hashlib.blake2b(response.content, digest_size=16).hexdigest()}"'
             if request.method == "GET":
                 if request.META.get("QUERY_STRING"):
                     timeout = min(timeout, QUERY_PAGE_SECONDS)
-                cache.set(key, (response.content, list(response.items()), etag), timeout)
-            return _validated(request, response, etag, last_modified)
+                cache.set(READS_PREFIX + address, tables, timeout)
+                entry = (response.content, list(response.items()), etag)
+                cache.set(_cache_key(address, read, variant_key), entry, timeout)
+            modified = _last_modified(read, variant_modified)
+            return _validated(request, response, etag=etag, last_modified=modified)
 
         return cached_view
 

@@ -1,74 +1,82 @@
-"""The content revision: a number that moves whenever committed content changes.
+"""Table revisions: one number a table, moved whenever a commit changed its content.
 
-Pages are cached under it (mica.content.page_cache), so a change is visible at once.
-mica.content.changes watches the writes and moves it after each commit.
+Pages are cached under the revisions of the tables they read
+(mica.content.page_cache), so a change is visible at once on the pages that show
+it and leaves every other cached page alone. mica.content.changes watches the
+writes and moves the revisions of the tables written after each commit.
 """
 
 import datetime
 
-from django.db import DatabaseError, IntegrityError, connections, transaction
+from django.db import DatabaseError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from mica.content.models import ContentRevision
+from mica.content.models import TableRevision
 
-REVISION_ID = 1
-# Before the first revision row exists (a flushed database, say).
+# A table no commit has written since the revisions began (a flushed database, say).
 NO_REVISION = (0, datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC))
-# Set on a connection whose open transaction wrote content that the revision
-# does not count yet: the outermost atomic block of that transaction.
+# Set on a connection whose open transaction wrote content that the revisions do
+# not count yet: the outermost atomic block of that transaction.
 PENDING_ATTRIBUTE = "mica_content_pending"
-REVISION_SQL = f"SELECT number, changed_at FROM {ContentRevision._meta.db_table} WHERE id = %s"
+REVISIONS_SQL = f"SELECT table_name, number, changed_at FROM {TableRevision._meta.db_table}"
 
 
-def content_revision():
-    """(number, changed_at) of the committed content, in one query.
+def _moment(changed_at):
+    # SQLite keeps UTC as text, and a raw cursor hands it back as text or naive.
+    if isinstance(changed_at, str):
+        changed_at = datetime.datetime.fromisoformat(changed_at)
+    return changed_at if changed_at.tzinfo else changed_at.replace(tzinfo=datetime.UTC)
+
+
+def revisions_read():
+    """{table: (number, changed_at)} of the committed content, in one query.
 
     Every cached page pays for this read, so it is plain SQL: compiling the
-    queryset would cost more than running it.
+    queryset would cost more than running it. The table holds a row a watched
+    table at most, a few dozen.
     """
-    connection = connections[ContentRevision.objects.db]
+    connection = connections[TableRevision.objects.db]
     with connection.cursor() as cursor:
-        cursor.execute(REVISION_SQL, [REVISION_ID])
-        row = cursor.fetchone()
-    if row is None:
-        return NO_REVISION
-    number, changed_at = row
-    if isinstance(changed_at, str):  # SQLite keeps UTC as text
-        changed_at = datetime.datetime.fromisoformat(changed_at).replace(tzinfo=datetime.UTC)
-    return number, changed_at
+        cursor.execute(REVISIONS_SQL)
+        rows = cursor.fetchall()
+    return {table: (number, _moment(changed_at)) for table, number, changed_at in rows}
 
 
-def revision_bump():
-    """Move the revision; called once a transaction that changed content has committed."""
+def revisions_bump(tables):
+    """Move the revisions of these tables; called once a transaction that wrote them committed."""
     connection = transaction.get_connection()
     setattr(connection, PENDING_ATTRIBUTE, None)
+    if not tables:
+        return
     now = timezone.now()
-    revisions = ContentRevision.objects.filter(pk=REVISION_ID)
     try:
         with transaction.atomic():
-            if not revisions.update(number=F("number") + 1, changed_at=now):
-                ContentRevision.objects.create(pk=REVISION_ID, number=1, changed_at=now)
-    except IntegrityError:  # another process created the row first
-        revisions.update(number=F("number") + 1, changed_at=now)
+            TableRevision.objects.bulk_create(
+                [TableRevision(table_name=table, changed_at=now) for table in tables],
+                ignore_conflicts=True,  # another process made the row first
+            )
+            TableRevision.objects.filter(table_name__in=tables).update(
+                number=F("number") + 1, changed_at=now
+            )
     except DatabaseError:
         # Content written by a migration before this table exists: nothing has
         # been served from the cache yet, so there is nothing to move.
-        if ContentRevision._meta.db_table in connection.introspection.table_names():
+        if TableRevision._meta.db_table in connection.introspection.table_names():
             raise
 
 
 def revision_pending_mark(connection):
-    """The open transaction on this connection wrote content the revision does not count yet."""
+    """The open transaction on this connection wrote content the revisions do not count yet."""
     if connection.in_atomic_block:
         setattr(connection, PENDING_ATTRIBUTE, connection.atomic_blocks[0])
 
 
 def revision_pending():
-    """Whether this connection's open transaction holds content changes the revision misses.
+    """Whether this connection's open transaction holds content changes the revisions miss.
 
     Such a transaction sees content that no other reader sees under the same
-    revision, so its pages must neither come from the cache nor go into it. Rolled
+    revisions, so its pages must neither come from the cache nor go into it. Rolled
     back transactions end their atomic block, so a stale mark never matches.
     """
     connection = transaction.get_connection()

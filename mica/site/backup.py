@@ -53,7 +53,7 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from mica.content.revision import revision_bump
+from mica.content.changes import revisions_bump_all
 from mica.errors import DomainError
 from mica.exports.publish import export_root, export_switch
 from mica.exports.registry import MANIFEST as EXPORT_MANIFEST
@@ -698,7 +698,7 @@ def backup_restore(*, source, progress=_silent, confirm=lambda manifest: True):
     else:
         progress(85, _("The backup holds no export set; the published set was left as it was"))
     progress(95, _("Moving the content revision"))
-    revision_bump()
+    revisions_bump_all()
     executor = MigrationExecutor(_database())
     pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
     progress(100, _("Restored the backup of %(time)s") % {"time": manifest["created_at"]})

@@ -115,8 +115,12 @@ class Site:
         return self.query(sql)[0]
 
     def revision_changed_at(self):
-        """When the content revision last moved: it keys the page cache."""
-        changed_at = self.query("SELECT changed_at FROM site_contentrevision")[0]
+        """When the glossary's revision last moved: it keys the cached pages that show it."""
+        sql = (
+            "SELECT changed_at FROM content_tablerevision"
+            " WHERE table_name = 'methodology_glossaryterm'"
+        )
+        changed_at = self.query(sql)[0]
         return changed_at if self.database_url else datetime.fromisoformat(changed_at)
 
 
@@ -428,7 +432,7 @@ def _postgres_state(site):
         """
         SELECT
           (SELECT md5(string_agg(t::text, '|' ORDER BY id)) FROM methodology_glossaryterm t),
-          (SELECT md5(string_agg(r::text, '|' ORDER BY id)) FROM site_contentrevision r),
+          (SELECT md5(string_agg(r::text, '|' ORDER BY table_name)) FROM content_tablerevision r),
           (SELECT count(*) FROM catalogue_taskdefinition),
           (SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables
              WHERE schemaname = 'public')
