@@ -161,8 +161,8 @@ class ReferenceGroupAdmin(DraftOnlyAdmin):
 
 @admin.register(models.Reference)
 class ReferenceAdmin(DraftOnlyAdmin):
-    list_display = ("key", "title", "group", "accessed_on")
-    list_filter = ("edition", "group")
+    list_display = ("key", "title", "group", "work_type", "issued", "accessed_on")
+    list_filter = ("edition", "group", "work_type")
     list_select_related = ("group", "edition")
     search_fields = ("key", "title_en", "section_id")
 

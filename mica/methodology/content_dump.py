@@ -14,6 +14,7 @@ from mica.bilingual import field_pair
 from mica.content.loading import Records, optional_text_pair, write_yaml
 from mica.errors import ValidationFailed
 from mica.methodology import models
+from mica.methodology.content_loader import CITATION_FIELDS, CITATION_LISTS
 from mica.methodology.pack import CONTENT_FILES
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
@@ -143,11 +144,23 @@ def _references(edition):
                     "borrowed": optional_text_pair(reference, "borrowed"),
                     "not_adopted": optional_text_pair(reference, "not_adopted"),
                     "note": optional_text_pair(reference, "note"),
+                    "cite": _citation(reference),
                 }
             )
             for reference in references
         ),
     }
+
+
+def _citation(reference):
+    """The "cite" mapping the loader reads (content_loader.citation_fields), or None."""
+    cite = {}
+    for name in CITATION_FIELDS:
+        value = getattr(reference, name)
+        if name in CITATION_LISTS:
+            value = value.splitlines()
+        cite[name] = value or None
+    return _without_none(cite) or None
 
 
 def _contract_section(section):

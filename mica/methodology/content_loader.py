@@ -90,6 +90,42 @@ def _load_chapters(canonical, edition, content):
     return chapters
 
 
+# The cited work's bibliographic data (references.yaml "cite"): model fields in file order.
+CITATION_FIELDS = (
+    "work_type",
+    "work_title",
+    "authors",
+    "organisation_authors",
+    "issued",
+    "container_title",
+    "publisher",
+    "volume",
+    "issue",
+    "page",
+    "number",
+    "accessed_on",
+)
+# Lists in the file, one name a line in the record: a name may hold a comma
+# ("Family, Given"), never a line break.
+CITATION_LISTS = frozenset({"authors", "organisation_authors"})
+
+
+def citation_fields(ref):
+    """The model fields of a reference's "cite" mapping; an absent value is empty."""
+    cite = ref.get("cite") or {}
+    fields = {}
+    for name in CITATION_FIELDS:
+        value = cite.get(name)
+        if name in CITATION_LISTS:
+            fields[name] = "\n".join(value or [])
+        elif name == "accessed_on":
+            fields[name] = value
+        else:
+            # An unquoted 2024 or 2023-10-05 reads as a number or a date.
+            fields[name] = "" if value is None else str(value)
+    return fields
+
+
 def _load_references(canonical, edition, content, chapters):
     groups = {}
     for position, group in enumerate(content["reference_groups"], start=1):
@@ -112,6 +148,7 @@ def _load_references(canonical, edition, content, chapters):
             key=ref["key"],
             group=groups[ref["group"]],
             url=ref["url"],
+            **citation_fields(ref),
             **texts(
                 ref, "title", optional=("subtitle", "venue", "borrowed", "not_adopted", "note")
             ),

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class EditionStatus(models.TextChoices):
@@ -219,7 +220,29 @@ class ReferenceGroup(SectionRecord):
         constraints = _unique_section("referencegroup")
 
 
+class WorkType(models.TextChoices):
+    """The kind of a cited work; the values are the CSL item types the export writes."""
+
+    CONFERENCE_PAPER = "paper-conference", _("Conference paper")
+    JOURNAL_ARTICLE = "article-journal", _("Journal article")
+    PREPRINT = "article", _("Preprint")
+    BOOK = "book", _("Book")
+    REPORT = "report", _("Report")
+    SOFTWARE = "software", _("Software")
+    WEB_PAGE = "webpage", _("Web page")
+
+
+# "2024", "2024-08" or "2024-08-11": a work names its date as precisely as it does.
+ISSUED_VALIDATOR = RegexValidator(
+    r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$",
+    _("Write the date as YYYY, YYYY-MM or YYYY-MM-DD."),
+)
+
+
 class Reference(SectionRecord):
+    """A cited work: the label and notes the method prints, and the work's own
+    bibliographic data (authors, date, container) that citation exports read."""
+
     key = models.SlugField(_("key"), max_length=60)
     group = models.ForeignKey(
         ReferenceGroup, on_delete=models.PROTECT, related_name="references", verbose_name=_("group")
@@ -232,6 +255,50 @@ class Reference(SectionRecord):
     not_adopted = models.TextField(_("what was not adopted"), blank=True)
     note = models.TextField(_("note"), blank=True)
     accessed_on = models.DateField(_("accessed on"), null=True, blank=True)
+    # The cited work as a citation names it. The label above is how the method
+    # refers to the work ("WebArena", "Keeney & Raiffa") and is not its title.
+    work_type = models.CharField(
+        _("kind of work"), max_length=20, choices=WorkType.choices, blank=True
+    )
+    work_title = models.CharField(
+        _("title of the work"),
+        max_length=300,
+        blank=True,
+        help_text=_("Only when the label, or the label and the subtitle, are not the title."),
+    )
+    authors = models.TextField(
+        _("authors"),
+        blank=True,
+        help_text=_("One person per line, as the work names them: “Family, Given”."),
+    )
+    organisation_authors = models.TextField(
+        _("organisations as authors"),
+        blank=True,
+        help_text=_("One organisation per line, for a work issued in an organisation’s name."),
+    )
+    issued = models.CharField(
+        _("issued"),
+        max_length=10,
+        blank=True,
+        validators=[ISSUED_VALIDATOR],
+        help_text=_("YYYY, YYYY-MM or YYYY-MM-DD; empty only for an undated web page."),
+    )
+    container_title = models.CharField(
+        _("published in"),
+        max_length=300,
+        blank=True,
+        help_text=_("The proceedings, journal or website, as the work names it."),
+    )
+    publisher = models.CharField(_("publisher"), max_length=200, blank=True)
+    volume = models.CharField(pgettext_lazy("citation", "volume"), max_length=20, blank=True)
+    issue = models.CharField(pgettext_lazy("citation", "issue"), max_length=20, blank=True)
+    page = models.CharField(pgettext_lazy("citation", "pages"), max_length=30, blank=True)
+    number = models.CharField(
+        _("number"),
+        max_length=60,
+        blank=True,
+        help_text=_("A report number or a preprint identifier."),
+    )
 
     class Meta(SectionRecord.Meta):
         verbose_name = _("reference")

@@ -56,9 +56,44 @@ def section_id_owner(edition, section_id, exclude=None):
     return None
 
 
+# Where a kind of work appears, which a citation cannot do without: a paper's
+# proceedings or journal; a book's, report's or preprint's publisher (for a preprint,
+# the archive that holds it).
+CONTAINER_REQUIRED = frozenset({models.WorkType.CONFERENCE_PAPER, models.WorkType.JOURNAL_ARTICLE})
+PUBLISHER_REQUIRED = frozenset(
+    {models.WorkType.BOOK, models.WorkType.REPORT, models.WorkType.PREPRINT}
+)
+
+
+def reference_citation_errors(reference):
+    """What a reference lacks to be cited: {field: [message]}, empty when citable.
+
+    A citation names who is responsible for the work (people or an organisation), when
+    it was issued, and where it appeared. A living web page that names no date is cited
+    undated with the date it was read, as citation styles print it ("n.d.").
+    """
+    errors = {}
+    if not reference.work_type:
+        errors["work_type"] = [_("Say what kind of work this is.")]
+    if not (reference.authors.strip() or reference.organisation_authors.strip()):
+        errors["authors"] = [_("Name the authors, or the organisation the work is issued by.")]
+    undated_page = reference.work_type == models.WorkType.WEB_PAGE and reference.accessed_on
+    if not reference.issued and not undated_page:
+        errors["issued"] = [
+            _("Give the date the work was issued; an undated web page needs its access date.")
+        ]
+    if reference.work_type in CONTAINER_REQUIRED and not reference.container_title:
+        errors["container_title"] = [_("Name the proceedings or journal the work appeared in.")]
+    if reference.work_type in PUBLISHER_REQUIRED and not reference.publisher:
+        errors["publisher"] = [_("Name the publisher, or for a preprint the archive holding it.")]
+    return errors
+
+
 def section_record_errors(record):
     """Every rule a methodology record must meet before it is saved."""
     errors = placeholder_errors(record)
+    if isinstance(record, models.Reference):
+        errors.update(reference_citation_errors(record))
     if record.edition_id and record.section_id:
         owner = section_id_owner(record.edition, record.section_id, exclude=record)
         if owner is not None:

@@ -1258,6 +1258,10 @@ ADMIN_ADD = {
             "group": in_edition(_model("methodology.ReferenceGroup"))(ctx),
             **bilingual("title", "Census reference"),
             "url": "https://example.org/census",
+            # A citation names who issued the work, when, and where it appeared.
+            "work_type": "software",
+            "organisation_authors": "Census Organisation",
+            "issued": "2026",
         },
         "section_id",
     ),
@@ -2285,6 +2289,10 @@ CENSUS = {
     ("form", "submissions:system-new"): case_system_submission_form,
     ("form", "submissions:challenge-new"): case_challenge_form,
     ("form", "governance:challenge-appeal"): case_appeal_form,
+    ("form", "governance:about-governance"): ReadOnly(
+        "a permanent redirect to the governance page, whatever the method",
+        writes_nothing(posting("/about/governance", user=None, allowed=(301,))),
+    ),
     ("form", "sitemap"): ReadOnly(
         "Django's sitemap view answers every method with the sitemap",
         writes_nothing(posting("/sitemap.xml", user=None)),

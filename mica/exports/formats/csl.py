@@ -2,10 +2,16 @@
 
 Pure: it reads the fields of the records it is given and nothing else. A reference
 records a short label (`title`), the work's own title or a description (`subtitle`),
-a free-text venue with a year ("ICLR 2024", "NIST, 2023", "Official documentation ·
-accessed 8 August 2026"), a URL and sometimes an access date. The CSL type, container,
-issued year, DOI and, where the label names the authors ("Keeney & Raiffa",
-"Agarwal et al."), the author list are read from those fields; nothing is invented.
+a free-text venue with a year ("ICLR 2024"), a URL and the cited work's bibliographic
+data: its kind (`work_type`, a CSL type), its title where the label is not it
+(`work_title`), its authors ("Family, Given", one a line) or the organisations it is
+issued by, its issued date, where it appeared (`container_title`, `publisher`, volume,
+issue, pages, number) and, for a living page, the date it was read (`accessed_on`).
+
+A record without a kind of work (an edition loaded before the references carried
+their bibliographic data) is read as before: type, container, year and, where the
+label names them ("Keeney & Raiffa"), the authors come from the label, the venue and
+the URL; nothing is invented.
 
 The output validates against the official CSL-JSON input schema, a copy of which is
 mica/exports/schemas/csl-data.json (citation-style-language/schema,
@@ -65,8 +71,102 @@ def csl_items(references: Iterable) -> list[dict]:
 
 
 def csl_item(reference) -> dict:
+    if _get(reference, "work_type"):
+        item = _recorded_item(reference)
+    else:
+        item = _derived_item(reference)
     title = _get(reference, "title_en") or _get(reference, "title") or ""
     title_ko = _get(reference, "title_ko") or ""
+    if title_ko and title_ko != title:
+        item["translated-title"] = title_ko
+    url = _get(reference, "url") or ""
+    if url:
+        item["URL"] = url
+        if url.startswith(_DOI_PREFIX):
+            item["DOI"] = url[len(_DOI_PREFIX) :]
+    item["language"] = "en"
+    section_id = _get(reference, "section_id")
+    if section_id:
+        item["custom"] = {"section_id": section_id}
+    return item
+
+
+# The record's fields that are CSL variables of the same meaning, as they are.
+_RECORDED_VARIABLES = {
+    "container_title": "container-title",
+    "publisher": "publisher",
+    "volume": "volume",
+    "issue": "issue",
+    "page": "page",
+    "number": "number",
+}
+
+
+def _recorded_item(reference) -> dict:
+    """The item from the work's own bibliographic data, as the record holds it."""
+    item = {"id": _get(reference, "key"), "type": _get(reference, "work_type")}
+    item["title"], short = _work_title(reference)
+    if short:
+        item["title-short"] = short
+    names = [_person(line) for line in _lines(reference, "authors")]
+    names += [{"literal": line} for line in _lines(reference, "organisation_authors")]
+    if names:
+        item["author"] = names
+    issued = _date_parts(_get(reference, "issued"))
+    if issued:
+        item["issued"] = {"date-parts": [issued]}
+    for field, variable in _RECORDED_VARIABLES.items():
+        value = _get(reference, field)
+        if value:
+            item[variable] = value
+    accessed = _accessed(reference, _get(reference, "venue_en") or "")
+    if accessed:
+        item["accessed"] = {"date-parts": [accessed]}
+    return item
+
+
+def _work_title(reference):
+    """(the work's title, a short title or None) for a record with bibliographic data.
+
+    The label is a short name ("WebArena") or, for some works, the authors ("Keeney &
+    Raiffa"); the subtitle completes the label ("A Realistic Web Environment ...") or
+    is the whole title. A title the two do not make is recorded as work_title.
+    """
+    label = _get(reference, "title_en") or _get(reference, "title") or ""
+    subtitle = _get(reference, "subtitle_en") or ""
+    work_title = _get(reference, "work_title")
+    if work_title:
+        return work_title, None
+    if not subtitle:
+        return label, None
+    if _authors(label)[0] or subtitle.startswith(label):
+        return subtitle, None
+    return f"{label}: {subtitle}", label
+
+
+def _lines(reference, field):
+    return [line.strip() for line in (_get(reference, field) or "").splitlines() if line.strip()]
+
+
+def _person(line):
+    """{"family": "Zhou", "given": "Shuyan"} from "Zhou, Shuyan"; a single name is a family."""
+    family, _comma, given = line.partition(",")
+    name = {"family": family.strip()}
+    if given.strip():
+        name["given"] = given.strip()
+    return name
+
+
+def _date_parts(issued):
+    """[2024, 8, 11] from "2024-08-11"; [2024] from "2024"."""
+    if not issued:
+        return None
+    return [int(part) for part in str(issued).split("-")]
+
+
+def _derived_item(reference) -> dict:
+    """The item read from the label, the venue and the URL (no bibliographic data)."""
+    title = _get(reference, "title_en") or _get(reference, "title") or ""
     subtitle = _get(reference, "subtitle_en") or ""
     venue = _get(reference, "venue_en") or ""
     url = _get(reference, "url") or ""
@@ -94,8 +194,6 @@ def csl_item(reference) -> dict:
     else:
         # "MLPerf Inference" + "MLPerf Inference Benchmark": the subtitle is the title.
         item["title"] = subtitle or title
-    if title_ko and title_ko != title:
-        item["translated-title"] = title_ko
 
     if container:
         key = "publisher" if kind in {"book", "report", "article"} else "container-title"
@@ -105,14 +203,6 @@ def csl_item(reference) -> dict:
     accessed = _accessed(reference, venue)
     if accessed:
         item["accessed"] = {"date-parts": [accessed]}
-    if url:
-        item["URL"] = url
-        if url.startswith(_DOI_PREFIX):
-            item["DOI"] = url[len(_DOI_PREFIX) :]
-    item["language"] = "en"
-    section_id = _get(reference, "section_id")
-    if section_id:
-        item["custom"] = {"section_id": section_id}
     return item
 
 
