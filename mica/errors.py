@@ -4,6 +4,8 @@ Each carries a message already translated (or lazily translatable) into the
 user's language, so whoever catches it can show it as it is.
 """
 
+from django.http import Http404
+
 
 class DomainError(Exception):
     """A rule of the method refused the operation."""
@@ -39,3 +41,19 @@ class Conflict(DomainError):
     for a different body, say)."""
 
     status_code = 409
+
+
+class RecordNotFound(Http404):
+    """A 404 that says which kind of record is missing, for the 404 page to show.
+
+    The general 404 text speaks of pages and editions; a missing challenge or
+    task deserves a sentence about challenges or tasks. The texts never echo the
+    address asked for, and say the same whether the record is absent or private.
+    """
+
+    def __init__(self, heading, explanation, *, link_url="", link_label=""):
+        super().__init__(heading)
+        self.heading = heading
+        self.explanation = explanation
+        self.link_url = link_url
+        self.link_label = link_label

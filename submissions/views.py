@@ -1,14 +1,14 @@
 import uuid
 
-from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from catalogue.selectors import family_list
 from markets.selectors import market_list
 from mica.clients import client_address
-from mica.errors import Conflict, DomainError
+from mica.errors import Conflict, DomainError, RecordNotFound
 from mica.methodology.selectors import edition_current
 from mica.vocabulary import BLOCKER_SENTENCES
 from submissions.challenges import challenge_confirm, challenge_file
@@ -140,7 +140,18 @@ def challenge_detail(request, pk):
     try:
         challenge = challenge_public_get(pk)
     except Challenge.DoesNotExist as missing:
-        raise Http404 from missing
+        # The same words for a number never used and a challenge not yet screened,
+        # so the page does not tell which numbers hold private challenges.
+        raise RecordNotFound(
+            _("There is no public challenge with this number."),
+            _(
+                "A challenge appears in the public register only once an editor has "
+                "screened it. Until then, or if the number is mistyped, there is nothing "
+                "to show here."
+            ),
+            link_url=reverse("submissions:challenges"),
+            link_label=_("See the public challenges"),
+        ) from missing
     return render(request, "submissions/challenge_detail.html", {"challenge": challenge})
 
 

@@ -5,7 +5,7 @@ from django.utils import translation
 from django.views.decorators.http import require_safe
 
 from mica.bilingual import LANGUAGES
-from mica.methodology.diff import edition_diff
+from mica.methodology.diff import edition_diff_read
 from mica.methodology.exports import methodology_pack, pack_filename
 from mica.methodology.extensions import open_challenges
 from mica.methodology.facts import live_facts
@@ -148,9 +148,6 @@ def edition_detail(request, slug):
 
 @require_safe
 def edition_diff_page(request, older, newer):
-    diff = edition_diff(_edition_or_404(older), _edition_or_404(newer))
-    return render(
-        request,
-        "methodology/edition_diff.html",
-        {"diff": diff, "language": translation.get_language()},
-    )
+    language = translation.get_language()
+    diff = edition_diff_read(_edition_or_404(older), _edition_or_404(newer), language)
+    return render(request, "methodology/edition_diff.html", {"diff": diff, "language": language})

@@ -16,6 +16,12 @@ SEARCHES = [
     "/search/?q=zzqxv",
     f"/ko/search/?q={quote('?!')}",
     f"/search/?q={'x' * 300}",
+    # The hint that sends a query to the other language version, both ways.
+    f"/search/?q={quote('환불')}",
+    "/ko/search/?q=refundable",
+    # Market page text, linked to its section.
+    "/search/?q=Kakao",
+    f"/ko/search/?q={quote('서울')}",
 ]
 
 
@@ -41,3 +47,12 @@ def test_the_form_searches_and_marks_hits(page, site, start, words, marked):
 def test_a_long_query_reflows_at_320_px(narrow_page, site):
     for path in (f"/search/?q={'x' * 300}", f"/ko/search/?q={quote('현지성' * 60)}"):
         assert_reflows(narrow_page, f"{site}{path}")
+
+
+def test_the_other_language_hint_leads_to_that_versions_hits(page, site):
+    page.goto(f"{site}/search/?q={quote('환불')}")
+    page.get_by_role("link", name="Search the Korean version").click()
+    page.wait_for_load_state()
+    assert page.locator("html").get_attribute("lang") == "ko"
+    assert page.locator("section[aria-labelledby=results-tasks] mark").first.inner_text() == "환불"
+    assert_accessible(page)

@@ -184,6 +184,31 @@ def test_roles_reasons_and_confirmation_are_required(canonical_content):
         challenge_confirm(token="forged:token")
 
 
+@pytest.mark.parametrize(
+    "prefix, heading, edition_words",
+    [
+        ("", "There is no public challenge with this number.", "edition"),
+        ("/ko", "이 번호로 공개된 이의 제기가 없습니다.", "에디션"),
+    ],
+)
+def test_an_unscreened_challenge_is_a_404_about_challenges(
+    client, canonical_content, prefix, heading, edition_words
+):
+    challenge = confirmed_challenge()
+    assert challenge.state == ChallengeState.RECEIVED
+    response = client.get(f"{prefix}/challenges/{challenge.pk}/")
+    assert response.status_code == 404
+    body = response.text
+    assert heading in body and f'href="{prefix}/challenges/"' in body
+    # The general 404 text speaks of editions; a missing challenge is not about one.
+    main = body.split("<main", 1)[1].split("</main>", 1)[0]
+    assert edition_words not in main
+    # A number never used reads the same, so the page tells no one which numbers
+    # hold private challenges.
+    never_used = client.get(f"{prefix}/challenges/{challenge.pk + 1000}/")
+    assert never_used.status_code == 404 and never_used.text == body
+
+
 def test_a_screened_challenge_is_public_and_marks_its_claim(client, canonical_content):
 
     editor = StaffFactory(username="editor")

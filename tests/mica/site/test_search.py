@@ -1,15 +1,18 @@
 """Site search: both languages, grouped by kind, marked, escaped, constant queries, no holdout."""
 
+from itertools import pairwise
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalogue.models import TaskDefinition, TaskSet, TaskVersion
 from catalogue.services import task_version_make_current
+from markets.models import PlatformRegistration, RegistrationStatus
 from mica.methodology.facts import live_facts
 from mica.methodology.models import ChapterItem
 from mica.methodology.selectors import edition_current
-from mica.site.search import KINDS, MAX_QUERY_CHARS, search
+from mica.site.search import KINDS, MAX_QUERY_CHARS, english_stem, search, written_in
 from tests.support import require
 
 pytestmark = pytest.mark.django_db
@@ -269,3 +272,183 @@ def test_postgres_full_text_matches_word_prefixes_in_both_languages(canonical_co
     assert "/ko/methodology/claims/locality-is-the-hard-part/" in found
     for language in ("en", "ko"):
         assert not hits(search(CANARY, language), "tasks")
+
+
+# --- A reference work: stemming, partial Korean words, market pages, honest hints ---
+
+
+@pytest.mark.parametrize("query", ["refunds", "refunded", "refunding", "the refunds"])
+def test_english_words_are_found_in_their_other_forms(canonical_content, query):
+    results = search(query, "en")
+    # Seed 000: "**Law and consumer terms.** Taxes, mandatory fees, cancellation,
+    # refund, disclosure and consumer-protection conditions are evaluated ..."
+    contract = "/methodology/claims/locality-policy-law-and-consumer-terms/"
+    assert contract in hits(results, "contract")
+    assert "/tasks/rl-wrong-item-refund-claim/" in hits(results, "tasks")
+    # "refundable" is marked whole: the mark runs from the stem to the word's end.
+    task = next(g for g in results.groups if g.kind == "tasks")
+    hotel = next(h for h in task.hits if h.url == "/tasks/ta-hotel-price-drop-rebook/")
+    assert "refundable" in [text.casefold() for text in marked(hotel.title)]
+
+
+@pytest.mark.parametrize(
+    "word, stem",
+    [
+        ("refunds", "refund"),
+        ("refunded", "refund"),
+        ("policies", "polic"),
+        ("changes", "chang"),
+        ("booking", "book"),
+        ("planned", "plan"),
+        ("status", "status"),
+        ("class", "class"),
+        ("bring", "bring"),
+        ("the", "the"),
+        ("환불을", "환불을"),
+    ],
+)
+def test_the_english_stem_is_a_prefix_the_forms_share(word, stem):
+    assert english_stem(word) == stem
+
+
+def test_an_english_word_is_found_only_where_a_word_begins(canonical_content):
+    # "the" is inside "synthetic" (the income-tax task); it must not mark it there.
+    results = search("the persona", "en")
+    task = next(g for g in results.groups if g.kind == "tasks")
+    tax = next(h for h in task.hits if h.url == "/tasks/gc-income-tax-return-approval/")
+    assert "synthetic persona" in "".join(part.text for part in tax.excerpt)
+    marks = [(before, part) for before, part in pairwise(tax.excerpt) if part.match]
+    assert marks
+    for before, part in marks:
+        assert part.text.casefold().startswith(("the", "persona"))
+        assert not before.text[-1].isalpha()
+
+
+def test_a_korean_word_is_found_without_its_particle(canonical_content):
+    results = search("환불", "ko")
+    # Seed 001: "세금, 의무 수수료, 취소, 환불, 고지, 소비자보호 조건은 해당 시장의
+    # 적용 규칙으로 평가합니다."
+    assert "/ko/methodology/claims/locality-policy-law-and-consumer-terms/" in hits(
+        results, "contract"
+    )
+    # The title reads "… 환불까지 확인": the word is found and marked inside "환불까지".
+    task = next(g for g in results.groups if g.kind == "tasks")
+    damaged = next(h for h in task.hits if h.url == "/ko/tasks/sd-damaged-item-return/")
+    assert marked(damaged.title) == ["환불"]
+    assert "환불까지" in "".join(part.text for part in damaged.title)
+
+
+@pytest.mark.parametrize(
+    "language, query, url",
+    [
+        # markets/content/kr.yaml, hazard: "... steps often live inside Kakao or Naver app flows"
+        ("en", "Kakao", "/markets/kr/#hazards"),
+        ("ko", "카카오", "/ko/markets/kr/#hazards"),
+        # kr.yaml, SRT's local reach: "서울 강남권 수서역에서 출발하는 고속철도 서비스입니다."
+        ("ko", "서울", "/ko/markets/kr/#platforms"),
+        ("ko", "수서", "/ko/markets/kr/#platforms"),
+        ("en", "Seoul Suseo", "/markets/kr/#platforms"),
+    ],
+)
+def test_market_page_text_is_found_and_links_to_its_section(
+    client, canonical_content, language, query, url
+):
+    assert hits(search(query, language), "markets") == [url]
+    page = client.get(url.split("#")[0]).text
+    assert f'id="{url.split("#")[1]}"' in page and query.split()[-1] in page
+
+
+def test_market_search_finds_what_the_page_shows_and_nothing_else(client, canonical_content):
+    assert hits(search("Suseo", "en"), "markets") == ["/markets/kr/#platforms"]
+    # The page leaves a superseded registration out; so does the search.
+    srt = PlatformRegistration.objects.filter(
+        market_edition__market__code="KR", platforms__name_en="SRT"
+    )
+    assert srt.update(status=RegistrationStatus.SUPERSEDED) == 1
+    assert "Suseo" not in client.get("/markets/kr/").text
+    assert not hits(search("Suseo", "en"), "markets")
+
+
+@pytest.mark.parametrize(("language", "query"), [("en", "Kakao"), ("ko", "서울")])
+def test_market_page_text_costs_no_extra_query(
+    canonical_content, django_assert_num_queries, language, query
+):
+    edition = edition_current()
+    with django_assert_num_queries(len(KINDS)):
+        assert hits(search(query, language, edition), "markets")
+
+
+def test_the_words_script_names_their_language():
+    assert written_in(["환불"]) == "ko" and written_in(["refund", "환불"]) == "ko"
+    assert written_in(["refund", "2026"]) == "en"
+    assert written_in(["2026"]) == "" and written_in(["日本"]) == ""
+
+
+def test_a_korean_query_on_the_english_page_is_sent_to_the_korean_version(
+    client, canonical_content
+):
+    results = search("환불", "en")
+    assert not results.total and results.elsewhere.language == "ko"
+    body = client.get("/search/", {"q": "환불"}).text
+    assert "Your words are in Korean" in body
+    assert '<a href="/ko/search/?q=%ED%99%98%EB%B6%88" hreflang="ko">' in body
+    assert "Try fewer" not in body
+    # Followed, the link finds the Korean records.
+    assert hits(search("환불", "ko"), "tasks")
+
+
+def test_an_english_query_on_the_korean_page_is_sent_to_the_english_version(
+    client, canonical_content
+):
+    body = client.get("/ko/search/", {"q": "refundable"}).text
+    assert "“refundable” 검색 결과가 없습니다." in body
+    assert '<a href="/search/?q=refundable" hreflang="en">영어판에서 찾아보세요</a>' in body
+    assert "낱말 수를 줄여" not in body
+    assert hits(search("refundable", "en"), "tasks")
+
+
+@pytest.mark.parametrize(
+    "path, query, hint",
+    [
+        ("/search/", "refund zzqxv", "contains every word you typed. Try fewer words."),
+        ("/search/", "zzqxv", "No record contains this word in any of its usual forms."),
+        ("/ko/search/", "환불 뷁뷁", "입력한 낱말이 모두 들어 있는 기록만 보여 드립니다."),
+        ("/ko/search/", "뷁뷁", "더 긴 낱말 속까지 찾아보았지만 이 낱말이 든 기록이 없습니다."),
+    ],
+)
+def test_no_match_in_the_pages_own_language_gets_that_languages_hint(
+    client, canonical_content, path, query, hint
+):
+    body = client.get(path, {"q": query}).text
+    assert hint in body and "hreflang=" not in body.split('role="status"', 1)[1]
+
+
+@pytest.mark.parametrize(
+    "path, help_text",
+    [
+        ("/search/", "in any of its usual forms"),
+        ("/ko/search/", "조사나 어미는 붙이지 않아도 됩니다"),
+    ],
+)
+def test_the_help_says_how_this_languages_search_matches(client, path, help_text):
+    assert help_text in client.get(path).text
+
+
+@pytest.mark.postgres
+def test_postgres_ranks_a_whole_korean_word_before_one_inside_a_longer_word(canonical_content):
+    require(connection.vendor == "postgresql", "trigram ranking runs on PostgreSQL")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'")
+        assert cursor.fetchone() == ("pg_trgm",)
+    first, second = ChapterItem.objects.filter(edition=edition_current()).order_by(
+        "chapter__position", "position", "pk"
+    )[:2]
+    first.term_ko, second.term_ko = "쀏쀏을 다루는 항목", "쀏쀏 항목"
+    first.save()
+    second.save()
+    found = hits(search("쀏쀏", "ko"), "claims")
+    # The search order, not the page order: the whole word "쀏쀏" first.
+    assert found == [
+        f"/ko/methodology/claims/{second.section_id}/",
+        f"/ko/methodology/claims/{first.section_id}/",
+    ]
