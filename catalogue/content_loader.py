@@ -121,8 +121,8 @@ def _load_tasks(canonical, family, items, markets):
             ExposureEntry.objects.create(
                 definition=definition,
                 at=timezone.now(),
-                where="MICA portal",
-                artifact="public task catalogue",
+                where=ExposureEntry.PORTAL,
+                artifact=ExposureEntry.PUBLIC_CATALOGUE,
             )
 
 

@@ -3,6 +3,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from mica.workflows import DecisionEvent
 
@@ -346,7 +347,14 @@ class ReviewEvent(DecisionEvent):
 
 
 class ExposureEntry(models.Model):
-    """Append-only: where and when a task was exposed, and in which artifact."""
+    """Append-only: where and when a task was exposed, and in which artifact.
+
+    The portal's own entries name it in English words the pages translate (PORTAL,
+    PUBLIC_CATALOGUE); an entry staff write stays as written.
+    """
+
+    PORTAL = gettext_noop("MICA portal")
+    PUBLIC_CATALOGUE = gettext_noop("public task catalogue")
 
     definition = models.ForeignKey(
         TaskDefinition, on_delete=models.CASCADE, related_name="exposures", verbose_name=_("task")

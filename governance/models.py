@@ -3,7 +3,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from mica.scoring import Blocker
-from mica.workflows import DecisionEvent
+from mica.workflows import DecisionEvent, decision_role_label
 from submissions.models import DataStatus
 
 STALE = Blocker.STALE.value
@@ -319,6 +319,10 @@ class Appeal(models.Model):
 
     def __str__(self):
         return f"appeal #{self.pk} on challenge #{self.challenge_id}"
+
+    @property
+    def decided_role_label(self):
+        return decision_role_label(self.decided_role)
 
 
 class AppealEvent(DecisionEvent):

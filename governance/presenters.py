@@ -8,6 +8,12 @@ from mica.vocabulary import BLOCKER_SENTENCES
 NOT_MEASURED = _("Not measured.")
 NO_SUCCESSFUL_TASK = _("No successful task.")
 NO_COVERAGE = _("No coverage in this market.")
+# The percentile method (scoring.PERCENTILE_METHOD, as the exports name it) in words.
+PERCENTILE_METHODS = {
+    "R-7 (linear interpolation between order statistics)": _(
+        "R-7 (linear interpolation between order statistics)"
+    ),
+}
 
 
 def blocker_view(code):
@@ -20,11 +26,13 @@ def _seconds(value):
 
 def figure_rows(cell):
     """The Figure / Value / Basis rows of a cell's evidence page."""
-    interval = (
-        f" (95% {_('interval')} {cell.accuracy_low:.3f}–{cell.accuracy_high:.3f})"
-        if cell.accuracy_low is not None
-        else ""
-    )
+    accuracy = NOT_MEASURED if cell.accuracy is None else f"{cell.accuracy:.3f}"
+    if cell.accuracy is not None and cell.accuracy_low is not None:
+        accuracy = _("%(value)s (95%% interval %(low)s–%(high)s)") % {
+            "value": accuracy,
+            "low": f"{cell.accuracy_low:.3f}",
+            "high": f"{cell.accuracy_high:.3f}",
+        }
     return [
         (
             _("Eligible runs"),
@@ -34,14 +42,18 @@ def figure_rows(cell):
         ),
         (
             _("Accuracy"),
-            NOT_MEASURED if cell.accuracy is None else f"{cell.accuracy:.3f}{interval}",
+            accuracy,
             _("Confirmed successes / eligible runs, Wilson interval with z = 1.96."),
         ),
         (
             _("p50 latency"),
             NO_SUCCESSFUL_TASK if not cell.successes else _seconds(cell.p50_seconds),
             _("Over successful eligible runs only; %(method)s.")
-            % {"method": scoring.PERCENTILE_METHOD},
+            % {
+                "method": PERCENTILE_METHODS.get(
+                    scoring.PERCENTILE_METHOD, scoring.PERCENTILE_METHOD
+                )
+            },
         ),
         (
             _("p95 latency"),

@@ -1,4 +1,5 @@
 from django.urls import path, re_path
+from django.views.generic import RedirectView
 
 from governance import views
 from mica.content.page_cache import public_page_cache as cached
@@ -7,6 +8,13 @@ app_name = "governance"
 
 urlpatterns = [
     path("governance/", cached(views.governance), name="governance"),
+    # The method's text names the governance page `/about/governance` (seed 000, "Who
+    # decides ... (see `/about/governance`)"): that path leads to it, in either language.
+    re_path(
+        r"^about/governance/?$",
+        RedirectView.as_view(pattern_name="governance:governance", permanent=True),
+        name="about-governance",
+    ),
     path("results/", cached(views.results), name="results"),
     path("systems/", cached(views.system_list), name="systems"),
     re_path(

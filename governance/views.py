@@ -153,6 +153,7 @@ def system_detail(request, slug):
         raise Http404 from missing
     cells = list(cell_list().filter(snapshot__system=system))
     canonical = canonical_tasks()
+    family_labels = {cell.family.slug: cell.family.label for cell in cells}
     figures = []
     for snapshot in system.snapshots.all():
         mine = [c for c in cells if c.snapshot_id == snapshot.pk]
@@ -161,7 +162,10 @@ def system_detail(request, slug):
             {
                 "snapshot": snapshot,
                 "markets": [aggregate_view(code, a) for code, a in result["markets"].items()],
-                "families": [aggregate_view(slug, a) for slug, a in result["families"].items()],
+                "families": [
+                    aggregate_view(family_labels.get(slug, slug), a)
+                    for slug, a in result["families"].items()
+                ],
             }
         )
     return render(

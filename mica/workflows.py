@@ -11,8 +11,22 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from mica.errors import InvalidTransition
+
+# The roles a public decision record names (never the person), in the reader's words.
+DECISION_ROLES = {
+    "challenger": pgettext_lazy("deciding role", "challenger"),
+    "editor": pgettext_lazy("deciding role", "editor"),
+    "method-lead": pgettext_lazy("deciding role", "method lead"),
+    "staff": pgettext_lazy("deciding role", "staff"),
+    "public": pgettext_lazy("deciding role", "public"),
+}
+
+
+def decision_role_label(role):
+    return DECISION_ROLES.get(role, role)
 
 
 @dataclass(frozen=True)
@@ -61,3 +75,7 @@ class DecisionEvent(models.Model):
 
     def __str__(self):
         return f"{self.action}: {self.from_state} → {self.to_state}"
+
+    @property
+    def role_label(self):
+        return decision_role_label(self.role)

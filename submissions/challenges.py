@@ -22,11 +22,13 @@ from mica.text import plain
 from mica.vocabulary import MARKET_ORDER
 from mica.workflows import Move, workflow_move
 from submissions.models import (
+    FILED_REASON,
     PUBLIC_CHALLENGE_STATES,
     Challenge,
     ChallengeEvent,
     ChallengeState,
     ChallengeType,
+    ScoringMetric,
 )
 from submissions.outbox import notify_editors_of_arrival, notify_state_change
 from submissions.signals import challenge_accepted
@@ -36,7 +38,7 @@ MAX_TEXT = 20_000
 MAX_CITATIONS = 20
 CONFIRMATION_SALT = "mica.challenge.confirm"
 CONFIRMATION_MAX_AGE = 7 * 24 * 3600
-SCORING_METRICS = ["accuracy", "cost-per-success", "p50-latency", "p95-latency"]
+SCORING_METRICS = ScoringMetric.values
 
 
 class CitationSerializer(serializers.Serializer):
@@ -81,7 +83,7 @@ class ChallengeSerializer(serializers.Serializer):
     convention = serializers.CharField(max_length=MAX_TEXT, required=False, allow_blank=True)
     situation_id = serializers.SlugField(max_length=80, required=False, allow_blank=True)
     scoring_inputs = ScoringInputsSerializer(required=False)
-    claimed_metric = serializers.ChoiceField(choices=SCORING_METRICS, required=False)
+    claimed_metric = serializers.ChoiceField(choices=ScoringMetric.choices, required=False)
     claimed_value = serializers.FloatField(required=False, min_value=-(10**9), max_value=10**9)
     contact_email = serializers.EmailField(max_length=254)
     public_name = serializers.CharField(max_length=80, required=False, allow_blank=True)
@@ -248,7 +250,7 @@ def challenge_file(*, payload):
                 from_state="",
                 to_state=ChallengeState.RECEIVED,
                 role="challenger",
-                reason=_("Filed through the public intake."),
+                reason=FILED_REASON,
             )
     except IntegrityError:
         return _replayed(on_record.get(), fields)

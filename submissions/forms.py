@@ -1,10 +1,13 @@
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from submissions.challenges import MAX_CITATIONS, MAX_TEXT, ChallengeSerializer
 
-TEXT_HELP = _("Plain text, at most %(n)s characters.") % {"n": f"{MAX_TEXT:,}"}
+# Formatted as each page is rendered, in its reader's language (a `%` here would fix
+# the English text once, as the module is imported).
+TEXT_HELP = format_lazy(_("Plain text, at most {n} characters."), n=f"{MAX_TEXT:,}")
 
 # The challenge schema lives once, in ChallengeSerializer: the form takes each field's
 # type, length, bounds, choices and whether it is required from there, and adds only
@@ -73,11 +76,13 @@ class ChallengeForm(forms.Form):
         label=_("Citations (method)"),
         required=False,
         widget=_textarea(3),
-        help_text=_(
-            "One per line: a URL or DOI, a space, and the date you accessed it "
-            "(YYYY-MM-DD). At most %(n)s."
-        )
-        % {"n": MAX_CITATIONS},
+        help_text=format_lazy(
+            _(
+                "One per line: a URL or DOI, a space, and the date you accessed it "
+                "(YYYY-MM-DD). At most {n}."
+            ),
+            n=MAX_CITATIONS,
+        ),
     )
     counter_example = schema_field(
         SCHEMA["counter_example"], label=_("Worked counter-example (method)"), widget=_textarea(3)

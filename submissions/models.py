@@ -2,9 +2,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext_noop, pgettext_lazy
 
 from mica.errors import AppendOnly
+from mica.vocabulary import EvidenceType, label_for
 from mica.workflows import DecisionEvent
 
 
@@ -90,6 +91,13 @@ class SystemSnapshot(models.Model):
 class AttemptClass(models.TextChoices):
     SYNTHETIC_FIXTURE = "synthetic-fixture", _("Synthetic fixture")
     VALIDATED_LOCALIZED = "validated-localized", _("Validated localized")
+
+
+class InvalidReason(models.TextChoices):
+    """Why a kept attempt is never scored, as submissions.ingest records it."""
+
+    UNDECLARED_MODEL = "undeclared-model", _("it called a model the snapshot does not declare")
+    UNDECLARED_TOOL = "undeclared-tool", _("it used a tool the snapshot does not declare")
 
 
 class Outcome(models.TextChoices):
@@ -229,6 +237,10 @@ class Attempt(models.Model):
         raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never delete it."))
 
     @property
+    def invalid_reason_label(self):
+        return label_for(InvalidReason, self.invalid_reason)
+
+    @property
     def scored_eligible(self):
         """Whether the gate counts this attempt (COUNTED)."""
         return Attempt.objects.filter(COUNTED, pk=self.pk).exists()
@@ -294,6 +306,10 @@ class EvidenceRecord(models.Model):
     def __str__(self):
         return self.evidence_id
 
+    @property
+    def evidence_type_label(self):
+        return label_for(EvidenceType, self.evidence_type)
+
 
 class ChallengeType(models.TextChoices):
     METHOD = "method", pgettext_lazy("challenge type", "Method")
@@ -301,6 +317,15 @@ class ChallengeType(models.TextChoices):
     SCORING = "scoring", _("Scoring")
     EDITORIAL = "editorial", _("Editorial")
     DISCLOSURE = "disclosure", _("Disclosure")
+
+
+class ScoringMetric(models.TextChoices):
+    """The figures a scoring challenge may recompute (submissions.challenges)."""
+
+    ACCURACY = "accuracy", _("Accuracy")
+    COST_PER_SUCCESS = "cost-per-success", _("Cost per success")
+    P50_LATENCY = "p50-latency", _("p50 latency")
+    P95_LATENCY = "p95-latency", _("p95 latency")
 
 
 class ChallengeState(models.TextChoices):
@@ -373,6 +398,15 @@ class Challenge(models.Model):
     def public(self):
         return self.state in PUBLIC_CHALLENGE_STATES
 
+    @property
+    def recompute_metric_label(self):
+        return label_for(ScoringMetric, (self.recompute or {}).get("metric", ""))
+
+
+# The reasons the portal writes itself: stored in English, shown in the reader's language.
+FILED_REASON = gettext_noop("Filed through the public intake.")
+PORTAL_REASONS = frozenset({FILED_REASON})
+
 
 class ChallengeEvent(DecisionEvent):
     """Each decision on a challenge (submissions.challenges.CHALLENGE_TRANSITIONS)."""
@@ -386,6 +420,15 @@ class ChallengeEvent(DecisionEvent):
     class Meta(DecisionEvent.Meta):
         verbose_name = _("challenge event")
         verbose_name_plural = _("challenge events")
+
+    @property
+    def to_state_label(self):
+        return label_for(ChallengeState, self.to_state)
+
+    @property
+    def written_by_portal(self):
+        """A reason the portal wrote (translated on display), not a person's words."""
+        return self.reason in PORTAL_REASONS
 
 
 class SubmissionState(models.TextChoices):
@@ -464,7 +507,10 @@ class OutboxMessage(models.Model):
     state = models.CharField(
         _("state"), max_length=8, choices=OutboxState.choices, default=OutboxState.PENDING
     )
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    # "attempts" alone names the attempt records (Attempt); this is a count of tries.
+    attempts = models.PositiveSmallIntegerField(
+        pgettext_lazy("number of tries", "attempts"), default=0
+    )
     last_error = models.TextField(_("last error"), blank=True)
     created_at = models.DateTimeField(_("queued"), auto_now_add=True)
     sent_at = models.DateTimeField(_("sent"), null=True, blank=True)

@@ -1,4 +1,6 @@
 from django.http import Http404
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
@@ -16,16 +18,22 @@ from catalogue.instances import MAX_INSTANCES, generate_instances
 from catalogue.models import TaskDefinition
 from catalogue.selectors import family_list, task_filter, task_public_get, task_public_list
 
+# One whole sentence a filter, so each reads naturally in Korean.
+FILTER_DESCRIPTIONS = {
+    "family": _("Only tasks with this family; an unknown value is ignored."),
+    "market": _("Only tasks with this market; an unknown value is ignored."),
+    "surface": _("Only tasks with this surface; an unknown value is ignored."),
+    "termination_class": _("Only tasks with this termination class; an unknown value is ignored."),
+    "complexity": _("Only tasks with this complexity; an unknown value is ignored."),
+    "lifecycle": _("Only tasks with this lifecycle; an unknown value is ignored."),
+}
 FILTER_PARAMETERS = [
-    OpenApiParameter(
-        name,
-        description=f"Only tasks with this {name.replace('_', ' ')}; an unknown value is ignored.",
-    )
-    for name in ("family", "market", "surface", "termination_class", "complexity", "lifecycle")
+    OpenApiParameter(name, description=description)
+    for name, description in FILTER_DESCRIPTIONS.items()
 ]
 
 
-@extend_schema(summary="The ten task families, in order")
+@extend_schema(summary=_("The task families, in the method's order"))
 class FamilyList(generics.ListAPIView):
     serializer_class = FamilySerializer
     pagination_class = None
@@ -35,7 +43,7 @@ class FamilyList(generics.ListAPIView):
 
 
 @extend_schema(
-    summary="Public task definitions, filtered and paginated", parameters=FILTER_PARAMETERS
+    summary=_("Public task definitions, filtered and paginated"), parameters=FILTER_PARAMETERS
 )
 class TaskList(generics.ListAPIView):
     serializer_class = TaskSerializer
@@ -52,7 +60,7 @@ def _public_task(slug):
         raise Http404 from missing
 
 
-@extend_schema(summary="One public task definition with its contract")
+@extend_schema(summary=_("One public task definition with its contract"))
 class TaskDetail(generics.RetrieveAPIView):
     serializer_class = TaskDetailSerializer
 
@@ -64,12 +72,16 @@ class TaskInstances(APIView):
     """Concrete, checkable instances generated from a task's parameter schema."""
 
     @extend_schema(
-        summary="Deterministic instances of a public task for one market",
+        summary=_("Deterministic instances of a public task for one market"),
         responses=InstanceListSerializer,
         parameters=[
-            OpenApiParameter("market", required=True, description="A market code, e.g. KR."),
-            OpenApiParameter("seed", int, description="Same seed, same instances (default 0)."),
-            OpenApiParameter("n", int, description=f"How many, 1 to {MAX_INSTANCES} (default 5)."),
+            OpenApiParameter("market", required=True, description=_("A market code, e.g. KR.")),
+            OpenApiParameter("seed", int, description=_("Same seed, same instances (default 0).")),
+            OpenApiParameter(
+                "n",
+                int,
+                description=format_lazy(_("How many, 1 to {max} (default 5)."), max=MAX_INSTANCES),
+            ),
         ],
     )
     def get(self, request, slug):

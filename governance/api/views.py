@@ -1,4 +1,6 @@
 from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 
 from governance.models import Correction, DecisionRight, DisclosureStatement, GateCell, Withdrawal
@@ -59,6 +61,7 @@ class CellSerializer(serializers.ModelSerializer):
         return sentences
 
 
+@extend_schema(summary=_("Every gate cell with its figures and, while withheld, its blockers"))
 class CellList(generics.ListAPIView):
     """Every gate cell with its figures and, while withheld, its blockers."""
 
@@ -105,6 +108,9 @@ class DisclosureSerializer(serializers.ModelSerializer):
         return obj.supersedes.created_at.isoformat() if obj.supersedes_id else None
 
 
+@extend_schema(
+    summary=_("The disclosure register: current statements first, then the superseded history")
+)
 class DisclosureList(_BilingualList):
     """The disclosure register: current statements first, then the superseded history."""
 
@@ -131,6 +137,9 @@ class DecisionRightSerializer(serializers.ModelSerializer):
         ]
 
 
+@extend_schema(
+    summary=_("Who holds each decision right today, and whether it is independently held")
+)
 class DecisionRightList(_BilingualList):
     serializer_class = DecisionRightSerializer
 
@@ -147,6 +156,9 @@ class CorrectionSerializer(serializers.ModelSerializer):
         fields = ["edition", "section_id", "text_en", "text_ko", "decided_on", "challenge"]
 
 
+@extend_schema(
+    summary=_("Corrections to the method, each with the edition and section it corrects")
+)
 class CorrectionList(_BilingualList):
     serializer_class = CorrectionSerializer
 
@@ -173,6 +185,9 @@ class WithdrawalSerializer(serializers.ModelSerializer):
         ]
 
 
+@extend_schema(
+    summary=_("Withdrawn figures stay listed, with the original and the corrected value")
+)
 class WithdrawalList(_BilingualList):
     """Withdrawn figures stay listed, with the original and the corrected value."""
 

@@ -1,4 +1,5 @@
 from django.http import Http404
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
 from rest_framework.permissions import IsAuthenticated
@@ -43,17 +44,17 @@ class SituationFilter(serializers.Serializer):
 
 SITUATION_FILTER_PARAMETERS = [
     OpenApiParameter(
-        "surface", enum=Surface.values, description="Only situations on this surface."
+        "surface", enum=Surface.values, description=_("Only situations on this surface.")
     ),
     OpenApiParameter(
         "boundary",
         enum=AuthorizationBoundary.values,
-        description="Only situations with this authorization boundary.",
+        description=_("Only situations with this authorization boundary."),
     ),
     OpenApiParameter(
         "evidence_type",
         enum=EvidenceType.values,
-        description="Only situations that require this evidence type.",
+        description=_("Only situations that require this evidence type."),
     ),
 ]
 
@@ -68,7 +69,7 @@ class SituationFilterMixin:
 
 
 @extend_schema(
-    summary="Markets of the current edition, in the method's order",
+    summary=_("Markets of the current edition, in the method's order"),
     parameters=SITUATION_FILTER_PARAMETERS,
 )
 class MarketList(SituationFilterMixin, generics.ListAPIView):
@@ -80,7 +81,7 @@ class MarketList(SituationFilterMixin, generics.ListAPIView):
 
 
 @extend_schema(
-    summary="One market with its full edition profile", parameters=SITUATION_FILTER_PARAMETERS
+    summary=_("One market with its full edition profile"), parameters=SITUATION_FILTER_PARAMETERS
 )
 class MarketDetail(SituationFilterMixin, generics.RetrieveAPIView):
     serializer_class = MarketEditionDetailSerializer
@@ -105,12 +106,12 @@ class SituationDetail(APIView):
         except (MarketEdition.DoesNotExist, IntegrationSituation.DoesNotExist) as missing:
             raise Http404 from missing
 
-    @extend_schema(summary="One integration situation", responses=SituationSerializer)
+    @extend_schema(summary=_("One integration situation"), responses=SituationSerializer)
     def get(self, request, code, situation_id):
         return Response(SituationSerializer(self._situation(code, situation_id)).data)
 
     @extend_schema(
-        summary="Change an integration situation (local editors of the market)",
+        summary=_("Change an integration situation (local editors of the market)"),
         request=SituationUpdateSerializer,
         responses=SituationSerializer,
     )

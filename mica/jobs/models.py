@@ -1,6 +1,7 @@
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class JobState(models.TextChoices):
@@ -24,7 +25,10 @@ class JobRun(models.Model):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    # "attempts" alone names the attempt records (submissions.Attempt); this is a count.
+    attempts = models.PositiveSmallIntegerField(
+        pgettext_lazy("number of tries", "attempts"), default=0
+    )
     worker = models.CharField(_("worker"), max_length=255, blank=True)
     requested_by = models.ForeignKey(
         "auth.User",

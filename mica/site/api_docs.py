@@ -3,9 +3,18 @@
 from functools import cache
 
 from django.utils import translation
+from django.utils.translation import pgettext_lazy
 from drf_spectacular.generators import SchemaGenerator
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+# Where a parameter goes (OpenAPI's `in`), in the reader's words.
+PARAMETER_PLACES = {
+    "path": pgettext_lazy("API parameter place", "path"),
+    "query": pgettext_lazy("API parameter place", "query"),
+    "header": pgettext_lazy("API parameter place", "header"),
+    "cookie": pgettext_lazy("API parameter place", "cookie"),
+}
 
 
 @cache  # one entry per supported language
@@ -30,7 +39,7 @@ def api_operations():
                     "parameters": [
                         {
                             "name": p["name"],
-                            "where": p["in"],
+                            "where": PARAMETER_PLACES.get(p["in"], p["in"]),
                             "required": p.get("required", False),
                             "description": p.get("description", ""),
                         }

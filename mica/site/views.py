@@ -7,6 +7,7 @@ from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from mica.errors import RecordNotFound
 from mica.methodology.selectors import edition_current
 from mica.site.api_docs import api_operations
 from mica.site.health import health_report
@@ -49,7 +50,9 @@ def robots_txt(request):
 
 
 def page_not_found(request, exception=None):
-    html = loader.render_to_string("site/404.html", request=request)
+    # A view that knows what is missing says so (mica.errors.RecordNotFound).
+    missing = exception if isinstance(exception, RecordNotFound) else None
+    html = loader.render_to_string("site/404.html", {"missing": missing}, request=request)
     return HttpResponseNotFound(html)
 
 

@@ -1,3 +1,4 @@
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import Throttled
@@ -37,13 +38,15 @@ class Challenges(APIView):
     authentication_classes = []
     permission_classes = []
 
-    @extend_schema(summary="Public challenges and their decisions", responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        summary=_("Public challenges and their decisions"), responses=OpenApiTypes.OBJECT
+    )
     def get(self, request):
         challenges = challenge_public_list()[:200]
         return Response({"results": [challenge_json(c) for c in challenges]})
 
     @extend_schema(
-        summary="File a section-referenced challenge",
+        summary=_("File a section-referenced challenge"),
         request=ChallengeSerializer,
         responses={201: OpenApiTypes.OBJECT},
     )
@@ -72,7 +75,7 @@ class SystemSubmissions(APIView):
     permission_classes = []
 
     @extend_schema(
-        summary="Submit a system snapshot for evaluation",
+        summary=_("Submit a system snapshot for evaluation"),
         request=SystemSubmissionSerializer,
         responses={201: OpenApiTypes.OBJECT},
     )

@@ -1,3 +1,4 @@
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.authentication import TokenAuthentication
@@ -15,7 +16,7 @@ class AttemptIngest(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
-        summary="Record one attempt or a batch of attempts (token authentication)",
+        summary=_("Record one attempt or a batch of attempts (token authentication)"),
         request=AttemptSerializer(many=True),
         responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )

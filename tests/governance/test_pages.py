@@ -30,6 +30,23 @@ def test_pages_without_any_run(client, canonical_content):
     assert "No system has been registered." in client.get("/systems/").text
 
 
+@pytest.mark.parametrize(
+    "path, by_market, by_family",
+    [
+        ("/results/", "No coverage in this market.", "No coverage in this family."),
+        ("/ko/results/", "이 시장에 커버리지 없음.", "이 계열에 커버리지 없음."),
+    ],
+)
+def test_an_empty_slice_heading_says_there_is_nothing_in_it(
+    client, canonical_content, path, by_market, by_family
+):
+    page = client.get(path).text
+    assert 'id="by-family"' in page
+    # Each heading of the reasons is followed by its message, never left empty.
+    markets, families = page.split('id="by-market"', 1)[1].split('id="by-family"', 1)
+    assert by_market in markets and by_family in families
+
+
 def test_demo_runs_are_labelled_and_never_eligible(client, demo_runs):
     assert GateCell.objects.count() == 36
     assert not GateCell.objects.filter(publication_eligible=True).exists()

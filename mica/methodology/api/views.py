@@ -1,6 +1,7 @@
 """Methodology records over HTTP: both languages side by side, live figures filled in."""
 
 from django.http import Http404
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -57,7 +58,7 @@ class _CurrentEditionView(APIView):
 
 
 @extend_schema(
-    summary="Every edition of the method, newest first", responses=EditionSerializer(many=True)
+    summary=_("Every edition of the method, newest first"), responses=EditionSerializer(many=True)
 )
 class EditionList(APIView):
     def get(self, request):
@@ -65,7 +66,7 @@ class EditionList(APIView):
 
 
 @extend_schema(
-    summary="The current edition's chapters, claims, contract and policy register",
+    summary=_("The current edition's chapters, claims, contract and policy register"),
     responses=OpenApiTypes.OBJECT,
 )
 class Methodology(_CurrentEditionView):
@@ -83,7 +84,7 @@ class Methodology(_CurrentEditionView):
 
 
 @extend_schema(
-    summary="The references the current edition cites, grouped", responses=OpenApiTypes.OBJECT
+    summary=_("The references the current edition cites, grouped"), responses=OpenApiTypes.OBJECT
 )
 class ReferenceList(_CurrentEditionView):
     def get(self, request):
@@ -97,7 +98,7 @@ class ReferenceList(_CurrentEditionView):
         )
 
 
-@extend_schema(summary="The glossary of the current edition", responses=OpenApiTypes.OBJECT)
+@extend_schema(summary=_("The glossary of the current edition"), responses=OpenApiTypes.OBJECT)
 class Glossary(_CurrentEditionView):
     def get(self, request):
         edition, content, _facts = self.content()
@@ -105,7 +106,7 @@ class Glossary(_CurrentEditionView):
 
 
 @extend_schema(
-    summary="The live figures, counted from the records now", responses=OpenApiTypes.OBJECT
+    summary=_("The live figures, counted from the records now"), responses=OpenApiTypes.OBJECT
 )
 class Facts(_CurrentEditionView):
     def get(self, request):
@@ -114,7 +115,7 @@ class Facts(_CurrentEditionView):
 
 
 @extend_schema(
-    summary="Claims added, changed and retracted, tasks added and retired, between two editions",
+    summary=_("Claims added, changed and retracted, tasks added and retired, between two editions"),
     responses=OpenApiTypes.OBJECT,
 )
 class EditionDiff(APIView):
