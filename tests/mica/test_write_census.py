@@ -45,7 +45,12 @@ from django.test import Client
 from django.urls import reverse
 
 from tests import census
-from tests.factories import SnapshotFactory, SystemFactory, attempt_payload
+from tests.factories import (
+    SnapshotFactory,
+    SystemFactory,
+    attempt_payload,
+    system_submission_payload,
+)
 
 RULE = "Nothing acknowledged is lost: a success answer means the row is committed."
 
@@ -263,21 +268,7 @@ CHALLENGE = {
     "language": "en",
 }
 
-SYSTEM_SUBMISSION = {
-    "name": "Harbor Agent",
-    "operator": "Harbor Labs",
-    "version": "3.0",
-    "snapshot_date": "2026-11-20",
-    "orchestrator": "harbor-orchestrator",
-    "routable_models": ["openai/gpt-x"],
-    "tools": ["browser"],
-    "memory": "Session only.",
-    "markets": ["KR", "JP"],
-    "families": ["email-calendar"],
-    "access": "MICA accounts.",
-    "evidence_plan": "Full invocation traces.",
-    "contact_email": "ops@harbor.example",
-}
+SYSTEM_SUBMISSION = system_submission_payload()
 
 
 def current_edition_slug():
