@@ -168,7 +168,11 @@ class CanonicalLoad:
             current = record_digest(record, values)
             if current == wanted:
                 outcome = "unchanged"
-            elif self._loaded.get(name) == current or name in self.replace:
+            elif (
+                self._loaded.get(name) == current
+                or name in self.replace
+                or self._never_filled(name, record, values)
+            ):
                 if update is None:
                     for field, value in values.items():
                         setattr(record, field, value)
@@ -183,6 +187,14 @@ class CanonicalLoad:
         if outcome != "kept" and self._loaded.get(name) != wanted:
             self._digests[name] = wanted
         return record, outcome
+
+    def _never_filled(self, name, record, values):
+        """Whether no load ever wrote these fields and nobody filled them: nothing to keep.
+        (A field new to the file, reaching a database loaded before the field was in it.)"""
+        meta = record._meta
+        return name not in self._loaded and all(
+            getattr(record, meta.get_field(field).attname) in (None, "") for field in values
+        )
 
     def _index(self, model, lookup):
         """Every record of the model by its lookup fields, read in one query per load.

@@ -34,10 +34,24 @@ def _load_editions(canonical, content, directory):
             {"slug": item["slug"]},
             {**translated(item, "version_label"), "pack_texts": pack_texts},
             # Publishing moves the status; a load never moves it back.
-            on_create={"status": item["status"]},
+            on_create={"status": item["status"], "review_cutoff": item.get("review_cutoff")},
             existing=edition,
         )
+        _load_review_cutoff(canonical, edition, item)
     return edition
+
+
+def _load_review_cutoff(canonical, edition, item):
+    """The review cutoff as a record of its own: a database loaded before the file named
+    one gets it (the field is still empty), and a cutoff an editor set is kept."""
+    if item.get("review_cutoff"):
+        canonical.record(
+            models.Edition,
+            f"{item['slug']}/review-cutoff",
+            {"slug": item["slug"]},
+            {"review_cutoff": item["review_cutoff"]},
+            existing=edition,
+        )
 
 
 def _section(canonical, model, edition, position, section_id, **fields):

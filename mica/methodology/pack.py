@@ -8,8 +8,14 @@ Text fields
 Every human-readable field is a ``{"en": str, "ko": str}`` dict. A plain ``str``
 is also accepted anywhere and is then used for both languages. Text may carry
 live-fact placeholders ``{{name}}`` (spaces inside the braces are tolerated);
-the names are exactly ``PLACEHOLDERS``. Numbers that define the method
-("100 ×", "95%", "7 diagnostic axes") are literal text, never placeholders.
+the names are exactly ``PLACEHOLDERS``. ``{{name|words}}`` / ``{{name|Words}}``
+write a count in English words ("ten", "Six"), and ``{{name|plural:one,other}}``
+the form that agrees with it ("1 is validated", "2 are validated"). A sentence
+whose meaning turns on a state of the records (a threshold set or not) is
+``{{#if state}}…{{else}}…{{/if}}``, nestable, with the states of ``CONDITIONS``.
+Numbers that define the method ("100 ×", "95%", "7 diagnostic axes") are
+literal text, never placeholders; every number that counts records or states a
+threshold, a date or a status is one.
 
 Content dict (what ``load_pack_content`` returns and ``render_pack`` reads)
 --------------------------------------------------------------------------
@@ -18,6 +24,10 @@ Content dict (what ``load_pack_content`` returns and ``render_pack`` reads)
     {
       "pack": {                                     # pack.yaml
         "title", "generated_from", "intro": Text,
+        "header": {"eyebrow", "title", "lead", "figures", "download_label",
+                   "download_note": Text},          # the page's header (seed 001)
+        "colophon": {"references": Text,            # chapter 20's lines
+                     "governance": {"label": Text, "link": "/path"}},
         "status": {"heading": Text,
                    "lines": [{"key": str, "text": Text}]},
         "labels": {"see_refs", "see_link", "borrowed", "not_adopted",
@@ -59,7 +69,7 @@ Content dict (what ``load_pack_content`` returns and ``render_pack`` reads)
       "contract": {                                 # contract.yaml
         "heading": Text,
         "sections": [{"section_id", "number": "3.1" | None, "title": Text,
-                      "eyebrow": Text, "lead": Text,   # web page only
+                      "eyebrow": Text, "lead": Text,   # page and Korean pack
                       "numbered": bool (items render as "1.", "2.", ...),
                       "items": [{"section_id", "term": Text (absent when
                                  numbered), "detail": Text}]}],
@@ -79,13 +89,17 @@ lead-in of the line, so "An eligible run is ..." prints as "**eligible run.**
 Rendering
 ---------
 ``render_pack(content, facts, "en")`` reproduces the canonical English export
-byte for byte, including its closing Korean parts (the operational contract in
-Korean and the Korean policy register). ``"ko"`` gives the same structure with
-every heading, label, claim, note and term in Korean; the Korean contract
-appears once (as the closing contract) and the register once (as chapter 16),
-with no English appendix. ``facts`` is a flat ``{placeholder: value}`` dict for
-the pack's language, or ``{"en": {...}, "ko": {...}}`` so that the Korean parts
-of the English pack are filled from the Korean values.
+byte for byte (seed 000), including its closing Korean parts (the operational
+contract in Korean and the Korean policy register); ``in_pack: false`` chapters
+are left out of it. ``"ko"`` is the Korean page as a document (seed 001): the
+page's header, the status list, the vocabulary, then all twenty chapters
+numbered ("## 3 …"), each followed by its contract subsections with their small
+labels ("*관문*", "### 3.1 공개 규칙", the lead, the items), the references as the
+page shows them ("차용한 점 …"), and chapter 20's lines. It names its source
+truthfully (the page's download), not the English export's source line.
+``facts`` is a flat ``{placeholder: value}`` dict for the pack's language, or
+``{"en": {...}, "ko": {...}}`` so that the Korean parts of the English pack are
+filled from the Korean values; states are booleans in the same dicts.
 """
 
 from __future__ import annotations
@@ -97,7 +111,7 @@ from mica.bilingual import LANGUAGES
 from mica.content.loading import read_yaml
 
 # The counted figures of the prose, in the order pages and exports list them
-# (mica.methodology.facts counts them), then the two thresholds the edition sets.
+# (mica.methodology.facts counts them), then what the edition itself states.
 COUNTED_FIGURES = (
     "market_count",
     "market_codes",
@@ -111,7 +125,28 @@ COUNTED_FIGURES = (
     "publication_eligible",
     "reference_count",
 )
-PLACEHOLDERS = frozenset(COUNTED_FIGURES) | {"min_eligible_runs", "min_coverage"}
+# The edition's four publication thresholds (seed 000: "runs per task, a minimum cell
+# sample size, task coverage, or a maximum ineligible discard rate") and its review cutoff.
+THRESHOLDS = ("min_eligible_runs", "min_coverage", "runs_per_task", "max_ineligible_discard_rate")
+EDITION_FIGURES = (*THRESHOLDS, "review_cutoff", "edition_label", "pack_path")
+PLACEHOLDERS = frozenset(COUNTED_FIGURES) | frozenset(EDITION_FIGURES)
+# The states a sentence can turn on, as ``{{#if name}}…{{else}}…{{/if}}``: where a figure
+# changes what the sentence says ("Not set. MICA has not agreed …" against "30. …"),
+# not only which number it prints.
+CONDITIONS = frozenset(
+    {
+        *(f"{name}_set" for name in THRESHOLDS),
+        "thresholds_set",  # all four
+        "thresholds_unset",  # none of the four
+        "gate_values_unset",  # neither the minimum sample size nor the minimum coverage
+        "review_cutoff_set",
+        "all_tasks_candidates",  # every public definition is a provisional candidate
+        "edition_draft",
+    }
+)
+# ``{{name|filter}}``: a count written as English words ("ten", "Six"), or the form of a
+# word that agrees with it (``{{n|plural:is,are}}``: "1 is validated", "2 are validated").
+FILTERS = ("words", "Words", "plural")
 
 # An accepted correction prints under its claim, in every pack.
 CORRECTION_LABEL = {"en": "Correction", "ko": "정정"}
@@ -130,37 +165,141 @@ CONTENT_FILES = {
 }
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+_BLOCK = re.compile(r"\{\{\s*(#if\s+[^{}]*?|else|/if)\s*\}\}")
 _DFN = re.compile(r"<dfn>.*?</dfn>", re.DOTALL)
 _DFN_TAGS = re.compile(r"</?dfn>")
+
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
 # ------------------------------------------------------------------ placeholders
 
 
+def number_words(number: int) -> str:
+    """An English count in words, as the seed writes one ("ten evaluation families");
+    from 100 on in digits, as English prose would."""
+    if number < 0 or number >= 100:
+        return str(number)
+    if number < 20:
+        return _ONES[number]
+    tens, ones = divmod(number, 10)
+    return _TENS[tens - 2] + (f"-{_ONES[ones]}" if ones else "")
+
+
+def _filtered(value, filters):
+    text = str(value)
+    for name, _colon, argument in (f.partition(":") for f in filters):
+        count = int(text) if text.isdigit() else None
+        if name in ("words", "Words") and count is not None:
+            text = number_words(count)
+            text = text[:1].upper() + text[1:] if name == "Words" else text
+        elif name == "plural":
+            one, _comma, other = argument.partition(",")
+            text = one if count == 1 else other
+    return text
+
+
+def _parse_blocks(text):
+    """Text -> nodes: strings and ("if", name, then-nodes, else-nodes, raw source)."""
+    root, stack = [], []
+    nodes, at = root, 0
+    for match in _BLOCK.finditer(text):
+        nodes.append(text[at : match.start()])
+        at = match.end()
+        token = match.group(1)
+        if token.startswith("#if"):
+            block = {"name": token[3:].strip(), "then": [], "else": [], "start": match.start()}
+            stack.append((block, nodes))
+            nodes.append(block)
+            nodes = block["then"]
+        elif not stack:
+            raise ValueError(f"{{{{{token}}}}} without an opening {{{{#if …}}}}")
+        elif token == "else":
+            nodes = stack[-1][0]["else"]
+        else:
+            block, nodes = stack.pop()
+            block["raw"] = text[block["start"] : match.end()]
+    if stack:
+        raise ValueError(f"{{{{#if {stack[-1][0]['name']}}}}} is never closed with {{{{/if}}}}")
+    nodes.append(text[at:])
+    return root
+
+
+def _render_blocks(nodes, facts):
+    out = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(node)
+        elif node["name"] in facts:
+            out.append(_render_blocks(node["then"] if facts[node["name"]] else node["else"], facts))
+        else:
+            out.append(node["raw"])  # a state nobody gave stays visible, like a figure
+    return "".join(out)
+
+
 def fill_placeholders(text: str, facts: dict) -> str:
-    """Replace every ``{{name}}`` whose name is in ``facts``; leave the rest untouched."""
+    """Resolve every ``{{#if state}}…{{else}}…{{/if}}`` and replace every ``{{name}}``
+    (with its filters) whose name is in ``facts``; leave the rest untouched."""
+    if "{{" not in text:
+        return text
+    try:
+        text = _render_blocks(_parse_blocks(text), facts)
+    except ValueError:
+        pass  # unbalanced: shown as written, and refused where editors save (services)
 
     def swap(match):
-        name = match.group(1)
-        if name in facts:
-            return str(facts[name])
+        name, *filters = (part.strip() for part in match.group(1).split("|"))
+        if name in facts and not isinstance(facts[name], bool):
+            return _filtered(facts[name], filters)
         return match.group(0)
 
     return _PLACEHOLDER.sub(swap, text)
 
 
 def placeholders_in(text: str) -> list[str]:
-    """Placeholder names used in ``text``, in order of first use."""
+    """Placeholder names (and ``#if`` states) used in ``text``, in order of first use."""
     seen = []
-    for name in _PLACEHOLDER.findall(text):
+    for token in _PLACEHOLDER.findall(text):
+        if token in ("else", "/if"):
+            continue
+        name = token[3:].strip() if token.startswith("#if") else token.split("|")[0].strip()
         if name not in seen:
             seen.append(name)
     return seen
 
 
+def _token_problem(token):
+    if token in ("else", "/if"):
+        return None
+    if token.startswith("#if"):
+        name = token[3:].strip()
+        return None if name in CONDITIONS else name
+    name, *filters = (part.strip() for part in token.split("|"))
+    if name not in PLACEHOLDERS:
+        return name
+    for spec in filters:
+        if spec.partition(":")[0] not in FILTERS:
+            return f"{name}|{spec}"
+    return None
+
+
 def unknown_placeholders(text: str) -> list[str]:
-    """Names used as ``{{name}}`` in ``text`` that are not in ``PLACEHOLDERS``."""
-    return [name for name in placeholders_in(text) if name not in PLACEHOLDERS]
+    """What ``text`` uses as ``{{…}}`` that is no known figure, state or filter, and any
+    ``{{#if}}`` left unbalanced."""
+    unknown = []
+    for token in _PLACEHOLDER.findall(text):
+        problem = _token_problem(token)
+        if problem is not None and problem not in unknown:
+            unknown.append(problem)
+    try:
+        _parse_blocks(text)
+    except ValueError as error:
+        unknown.append(str(error))
+    return unknown
 
 
 # ------------------------------------------------------------------ loading
@@ -294,7 +433,7 @@ def _render_vocabulary(w: _Writer, content: dict, lang: str):
     )
 
 
-def _render_items(w: _Writer, content: dict, chapter: dict, lang: str):
+def _render_items(w: _Writer, content: dict, chapter: dict, lang: str, *, page: bool = False):
     labels = content["pack"]["labels"]
     kind_labels = {kind["kind"]: kind["label"] for kind in content["vocabulary"]["kinds"]}
     runs: list[tuple[str, list[str]]] = []  # consecutive lines of one status state form a block
@@ -318,7 +457,11 @@ def _render_items(w: _Writer, content: dict, chapter: dict, lang: str):
             group = item["state"]
         elif item["type"] == "step":
             line = f"- **{term}.** {detail}"
-            if item.get("link"):
+            if item.get("link") and page:
+                # The page's link, under the label the page shows (seed 001: "제출 요건 안내").
+                label = w.text(item["link_label"], lang) if item.get("link_label") else item["link"]
+                line += f" [{label}]({item['link']})"
+            elif item.get("link"):
                 line += f" ({w.text(labels['see_link'], lang)} `{item['link']}`)"
             group = "step"
         else:
@@ -340,7 +483,39 @@ def _render_register(w: _Writer, content: dict, lang: str):
     )
 
 
-def _render_references(w: _Writer, content: dict, chapter: dict, lang: str):
+def _reference_lines(w: _Writer, labels: dict, reference: dict, lang: str, separator: str):
+    """The canonical export's lines of one reference: "[Title](url) — Subtitle. Venue."."""
+    head = (
+        f"- [{w.text(reference['title'], lang)}]({reference['url']})"
+        f"{separator}{w.text(reference['subtitle'], lang)}."
+    )
+    if "borrowed" not in reference:
+        return [f"{head} {w.text(reference['note'], lang)}"]
+    return [
+        f"{head} {w.text(reference['venue'], lang)}.",
+        f"  - {w.text(labels['borrowed'], lang)}: {w.text(reference['borrowed'], lang)}",
+        f"  - {w.text(labels['not_adopted'], lang)}: {w.text(reference['not_adopted'], lang)}",
+    ]
+
+
+def _reference_page_lines(w: _Writer, labels: dict, reference: dict, lang: str):
+    """One reference as the page shows it (seed 001: "WebArena: A Realistic … Agents ICLR
+    2024", then "차용한 점 …" and "채택하지 않은 점 …" under it)."""
+    head = f"- [{w.text(reference['title'], lang)}]({reference['url']})"
+    if reference.get("subtitle"):
+        head += f": {w.text(reference['subtitle'], lang)}"
+    if reference.get("venue"):
+        head += f" *{w.text(reference['venue'], lang)}*"
+    lines = [head]
+    for field in ("borrowed", "not_adopted"):
+        if reference.get(field):
+            lines.append(f"  - **{w.text(labels[field], lang)}** {w.text(reference[field], lang)}")
+    if reference.get("note"):
+        lines.append(f"  - {w.text(reference['note'], lang)}")
+    return lines
+
+
+def _render_references(w: _Writer, content: dict, chapter: dict, lang: str, *, page: bool = False):
     labels = content["pack"]["labels"]
     separator = w.text(labels["reference_separator"], lang)
     for group in content["reference_groups"]:
@@ -354,21 +529,10 @@ def _render_references(w: _Writer, content: dict, chapter: dict, lang: str):
         for reference in content["references"]:
             if reference["group"] != group["section_id"]:
                 continue
-            head = (
-                f"- [{w.text(reference['title'], lang)}]({reference['url']})"
-                f"{separator}{w.text(reference['subtitle'], lang)}."
-            )
-            if "borrowed" in reference:
-                lines.append(f"{head} {w.text(reference['venue'], lang)}.")
-                lines.append(
-                    f"  - {w.text(labels['borrowed'], lang)}: {w.text(reference['borrowed'], lang)}"
-                )
-                lines.append(
-                    f"  - {w.text(labels['not_adopted'], lang)}: "
-                    f"{w.text(reference['not_adopted'], lang)}"
-                )
+            if page:
+                lines.extend(_reference_page_lines(w, labels, reference, lang))
             else:
-                lines.append(f"{head} {w.text(reference['note'], lang)}")
+                lines.extend(_reference_lines(w, labels, reference, lang, separator))
         if lines:
             w.block(*lines)
 
@@ -382,22 +546,56 @@ def _render_glossary(w: _Writer, content: dict, lang: str):
     )
 
 
+def _render_colophon(w: _Writer, content: dict, lang: str):
+    """Chapter 20's three lines (seed 001: "수록 레퍼런스 56", the download, "이 모든 것을
+    누가 정하는가 →")."""
+    pack = content["pack"]
+    header, colophon = pack.get("header"), pack.get("colophon")
+    if not (header and colophon):
+        return
+    governance = colophon["governance"]
+    w.block(
+        f"- {w.text(colophon['references'], lang)}",
+        f"- [{w.text(header['download_label'], lang)}]({w.text('{{pack_path}}', lang)})",
+        f"- [{w.text(governance['label'], lang)}]({governance['link']})",
+    )
+
+
 def _render_chapter(
-    w: _Writer, content: dict, chapter: dict, lang: str, heading: str | None = None
+    w: _Writer,
+    content: dict,
+    chapter: dict,
+    lang: str,
+    heading: str | None = None,
+    *,
+    page: bool = False,
 ):
     w.block(f"## {heading or w.text(chapter['title'], lang)}")
     w.block(w.text(chapter["lead"], lang))
     body = chapter.get("body", "items")
     if body == "items":
-        _render_items(w, content, chapter, lang)
+        _render_items(w, content, chapter, lang, page=page)
     elif body == "policy_register":
         _render_register(w, content, lang)
     elif body == "references":
-        _render_references(w, content, chapter, lang)
+        _render_references(w, content, chapter, lang, page=page)
     elif body == "glossary":
         _render_glossary(w, content, lang)
-    elif body != "colophon":
+    elif body == "colophon":
+        if page:
+            _render_colophon(w, content, lang)
+    else:
         raise ValueError(f"Unknown chapter body {body!r} in {chapter['section_id']}")
+
+
+def _contract_lines(w: _Writer, section: dict, lang: str, *, keep_defined_terms: bool):
+    lines = []
+    for index, item in enumerate(section["items"], start=1):
+        detail = w.text(item["detail"], lang)
+        detail = _DFN_TAGS.sub("", detail) if keep_defined_terms else _DFN.sub("", detail)
+        term = str(index) if section.get("numbered") else w.text(item["term"], lang)
+        lines.append(f"- **{term}.** {detail}")
+    return lines
 
 
 def _render_contract(w: _Writer, content: dict, lang: str, *, keep_defined_terms: bool):
@@ -405,47 +603,121 @@ def _render_contract(w: _Writer, content: dict, lang: str, *, keep_defined_terms
     w.block(f"## {w.text(contract['heading'], lang)}")
     for section in contract["sections"]:
         w.block(f"### {w.text(section['title'], lang)}")
-        lines = []
-        for index, item in enumerate(section["items"], start=1):
-            detail = w.text(item["detail"], lang)
-            if keep_defined_terms:
-                detail = _DFN_TAGS.sub("", detail)
-            else:
-                detail = _DFN.sub("", detail)
-            term = str(index) if section.get("numbered") else w.text(item["term"], lang)
-            lines.append(f"- **{term}.** {detail}")
-        w.block(*lines)
+        w.block(*_contract_lines(w, section, lang, keep_defined_terms=keep_defined_terms))
+
+
+def _section_number(section: dict):
+    """ "8.3" -> (8, 3); None for a section no chapter numbers."""
+    parts = (section.get("number") or "").split(".")
+    if len(parts) == 2 and all(part.isdigit() for part in parts):
+        return int(parts[0]), int(parts[1])
+    return None
+
+
+def contract_by_chapter(content: dict) -> tuple[dict, list]:
+    """The contract's sections placed as the page places them: {chapter number: [sections
+    in number order]} for "3.1" … "15.1" (seed 001: 3.1 closes chapter 3), and the
+    sections no chapter of the edition numbers, in the contract's order."""
+    chapters = {chapter["number"] for chapter in content["chapters"]}
+    placed: dict[int, list] = {}
+    unplaced = []
+    for section in content["contract"]["sections"]:
+        number = _section_number(section)
+        if number and number[0] in chapters:
+            placed.setdefault(number[0], []).append(section)
+        else:
+            unplaced.append(section)
+    for sections in placed.values():
+        sections.sort(key=_section_number)
+    return placed, unplaced
+
+
+def _render_page_section(w: _Writer, section: dict, lang: str):
+    """A subsection as the page shows it: its small label, "3.1 공개 규칙", the lead, items."""
+    if section.get("eyebrow"):
+        w.block(f"*{w.text(section['eyebrow'], lang)}*")
+    number = f"{section['number']} " if section.get("number") else ""
+    w.block(f"### {number}{w.text(section['title'], lang)}")
+    if section.get("lead"):
+        w.block(w.text(section["lead"], lang))
+    w.block(*_contract_lines(w, section, lang, keep_defined_terms=True))
+
+
+def _render_page_header(w: _Writer, content: dict, lang: str):
+    """Seed 001's header: "방법론 초안", the title, three lead sentences, the edition,
+    "6개 시장 · 10개 과제 계열 · …", the intro and where the document comes from."""
+    pack = content["pack"]
+    header = pack.get("header")
+    if not header:
+        w.block(w.text(pack["intro"], lang))
+        return
+    w.block(w.text(header["eyebrow"], lang))
+    w.block(f"**{w.text(header['title'], lang)}**")
+    w.block(w.text(header["lead"], lang))
+    w.block(w.text("{{edition_label}}", lang))
+    w.block(w.text(header["figures"], lang))
+    w.block(w.text(pack["intro"], lang))
+    w.block(
+        f"[{w.text(header['download_label'], lang)}]({w.text('{{pack_path}}', lang)}) "
+        f"{w.text(header['download_note'], lang)}"
+    )
+
+
+def _render_export(w: _Writer, content: dict):
+    """The canonical English export, byte for byte (seed 000): the status list, the
+    chapters without numbers, then the contract in English and Korean and the Korean
+    register."""
+    pack = content["pack"]
+    w.block(w.text(pack["generated_from"], "en"))
+    w.block(w.text(pack["intro"], "en"))
+    w.block(f"## {w.text(pack['status']['heading'], 'en')}")
+    w.block(*(f"- {w.text(line['text'], 'en')}" for line in pack["status"]["lines"]))
+    _render_vocabulary(w, content, "en")
+    chapters = sorted(content["chapters"], key=lambda chapter: chapter["number"])
+    for chapter in chapters:
+        if chapter.get("in_pack", True):
+            _render_chapter(w, content, chapter, "en")
+    # Its contract drops <dfn> words, and it closes with the Korean operational
+    # contract and the Korean policy register.
+    _render_contract(w, content, "en", keep_defined_terms=False)
+    _render_contract(w, content, "ko", keep_defined_terms=False)
+    register = next(c for c in chapters if c.get("body") == "policy_register")
+    note = w.text(pack["english_pack_korean_appendix"]["register_heading_note"], "en")
+    heading = f"{w.text(register['title'], 'ko')} ({note})"
+    _render_chapter(w, content, register, "ko", heading=heading)
+
+
+def _render_page_document(w: _Writer, content: dict, lang: str):
+    """The page as a document (seed 001): its header, the status list, the vocabulary,
+    then every chapter numbered, each with its subsections ("3.1 공개 규칙") after its
+    own items, down to chapter 20."""
+    pack = content["pack"]
+    _render_page_header(w, content, lang)
+    w.block(f"## {w.text(pack['status']['heading'], lang)}")
+    w.block(*(f"- {w.text(line['text'], lang)}" for line in pack["status"]["lines"]))
+    _render_vocabulary(w, content, lang)
+    placed, unplaced = contract_by_chapter(content)
+    for chapter in sorted(content["chapters"], key=lambda chapter: chapter["number"]):
+        heading = f"{chapter['number']} {w.text(chapter['title'], lang)}"
+        _render_chapter(w, content, chapter, lang, heading=heading, page=True)
+        for section in placed.get(chapter["number"], []):
+            _render_page_section(w, section, lang)
+    if unplaced:
+        w.block(f"## {w.text(content['contract']['heading'], lang)}")
+        for section in unplaced:
+            _render_page_section(w, section, lang)
 
 
 def render_pack(content: dict, facts: dict, lang: str) -> str:
     """The Markdown methodology pack for ``lang`` ("en" or "ko")."""
     if lang not in LANGUAGES:
         raise ValueError(f"Unknown pack language {lang!r}; expected one of {LANGUAGES}.")
-    pack = content["pack"]
     w = _Writer(facts)
-    w.block(f"# {w.text(pack['title'], lang)}")
-    w.block(w.text(pack["generated_from"], lang))
-    w.block(w.text(pack["intro"], lang))
-    w.block(f"## {w.text(pack['status']['heading'], lang)}")
-    w.block(*(f"- {w.text(line['text'], lang)}" for line in pack["status"]["lines"]))
-    _render_vocabulary(w, content, lang)
-    chapters = sorted(content["chapters"], key=lambda chapter: chapter["number"])
-    for chapter in chapters:
-        if chapter.get("in_pack", True):
-            _render_chapter(w, content, chapter, lang)
+    w.block(f"# {w.text(content['pack']['title'], lang)}")
     if lang == "en":
-        # Byte-identical to the canonical export: its contract drops <dfn> words, and it
-        # closes with the Korean operational contract and the Korean policy register.
-        _render_contract(w, content, "en", keep_defined_terms=False)
-        _render_contract(w, content, "ko", keep_defined_terms=False)
-        register = next(c for c in chapters if c.get("body") == "policy_register")
-        note = w.text(pack["english_pack_korean_appendix"]["register_heading_note"], "en")
-        heading = f"{w.text(register['title'], 'ko')} ({note})"
-        _render_chapter(w, content, register, "ko", heading=heading)
+        _render_export(w, content)
     else:
-        # The Korean pack has the register in place (chapter 16) and the contract once;
-        # a <dfn> term stays in its sentence, so every line reads as written.
-        _render_contract(w, content, lang, keep_defined_terms=True)
+        _render_page_document(w, content, lang)
     document = "\n\n".join(w.blocks)
     left = placeholders_in(document)
     if left:

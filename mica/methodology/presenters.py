@@ -4,7 +4,7 @@ import nh3
 from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
 
-from mica.methodology.pack import fill_placeholders
+from mica.methodology.pack import contract_by_chapter, fill_placeholders
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True})
 _ALLOWED_TAGS = {"a", "code", "em", "strong", "dfn", "br"}
@@ -44,6 +44,61 @@ def _item(reader, item, kinds, references):
     }
 
 
+def _section(reader, section):
+    """A subsection of the contract as the page shows it: label, number, title, lead, items."""
+    return {
+        "section_id": section["section_id"],
+        "number": section.get("number"),
+        "eyebrow": reader.plain(section["eyebrow"]) if section.get("eyebrow") else "",
+        "title": reader.plain(section["title"]),
+        "lead": reader.html(section.get("lead") or ""),
+        "numbered": section.get("numbered", False),
+        "items": [
+            {
+                "section_id": i["section_id"],
+                "term": reader.plain(i["term"]) if i.get("term") else "",
+                "detail": reader.html(i["detail"]),
+            }
+            for i in section["items"]
+        ],
+    }
+
+
+def _header(reader, pack):
+    """Seed 001's page header: "방법론 초안", the title, three lead sentences, the figures."""
+    header = pack.get("header")
+    if not header:
+        return None
+    title, figures = reader.plain(header["title"]), reader.plain(header["figures"])
+    return {
+        "eyebrow": reader.plain(header["eyebrow"]),
+        "title": title,
+        "lead": reader.html(header["lead"]),
+        "figures": figures,
+        "download_label": reader.plain(header["download_label"]),
+        "download_note": reader.plain(header["download_note"]),
+        # The page's meta description: what it is about, and its live figures.
+        "description": f"{title}. {figures}",
+    }
+
+
+def _colophon(reader, pack):
+    """Chapter 20's lines: the reference count and the link to who decides."""
+    colophon = pack.get("colophon")
+    if not colophon:
+        return None
+    return {
+        "references": reader.plain(colophon["references"]),
+        "governance_label": reader.plain(colophon["governance"]["label"]),
+        "governance_link": colophon["governance"]["link"],
+    }
+
+
+def _labels(reader, pack):
+    labels = pack.get("labels", {})
+    return {name: reader.plain(labels[name]) for name in labels if isinstance(labels[name], dict)}
+
+
 def methodology_view(content, facts, language):
     reader = Reader(language, facts)
     kinds = {
@@ -77,6 +132,8 @@ def methodology_view(content, facts, language):
         }
         for g in content["reference_groups"]
     ]
+    placed, unplaced = contract_by_chapter(content)
+    sections = {s["section_id"]: _section(reader, s) for s in content["contract"]["sections"]}
     chapters = [
         {
             "number": c["number"],
@@ -86,13 +143,18 @@ def methodology_view(content, facts, language):
             "body": c.get("body", "items"),
             "items": [_item(reader, i, kinds, references) for i in c.get("items", [])],
             "groups": [g for g in groups if g["chapter"] == c["section_id"]],
+            # Its subsections after its own items, as seed 001 places "3.1 공개 규칙".
+            "sections": [sections[s["section_id"]] for s in placed.get(c["number"], [])],
         }
         for c in content["chapters"]
     ]
     pack = content["pack"]
     return {
         "title": reader.plain(pack.get("title", "")),
+        "header": _header(reader, pack),
         "intro": reader.html(pack.get("intro", "")),
+        "labels": _labels(reader, pack),
+        "colophon": _colophon(reader, pack),
         "status_heading": reader.plain(pack.get("status", {}).get("heading", "")),
         "status": [reader.html(line["text"]) for line in pack.get("status", {}).get("lines", [])],
         "vocabulary_heading": reader.plain(content["vocabulary"]["heading"]),
@@ -115,24 +177,9 @@ def methodology_view(content, facts, language):
             for p in content["policy_register"]
         ],
         "contract_heading": reader.plain(content["contract"]["heading"]),
-        "contract": [
-            {
-                "section_id": s["section_id"],
-                "number": s.get("number"),
-                "title": reader.plain(s["title"]),
-                "lead": reader.html(s.get("lead") or ""),
-                "numbered": s.get("numbered", False),
-                "items": [
-                    {
-                        "section_id": i["section_id"],
-                        "term": reader.plain(i["term"]) if i.get("term") else "",
-                        "detail": reader.html(i["detail"]),
-                    }
-                    for i in s["items"]
-                ],
-            }
-            for s in content["contract"]["sections"]
-        ],
+        # Every subsection (claim permalinks find theirs here) and those no chapter holds.
+        "contract": list(sections.values()),
+        "contract_unplaced": [sections[s["section_id"]] for s in unplaced],
     }
 
 

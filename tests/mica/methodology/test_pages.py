@@ -14,12 +14,13 @@ pytestmark = pytest.mark.django_db
 def test_methodology_page_in_both_languages(client, canonical_content):
     english = client.get("/methodology/").text
     korean = client.get("/ko/methodology/").text
-    assert '<h2 id="why-mica">1. Why MICA exists</h2>' in english
+    assert '<h2 id="why-mica"><span class="chapter-number">1</span> Why MICA exists</h2>' in english
     assert "[Current rule]" in english and "[현재 규칙]" in korean
     assert "Markets: 6 (KR, JP, SG, TW, AE, TH)" in english
-    for number, title in [(1, "MICA가 존재하는 이유"), (20, "")]:
-        assert f"{number}. {title}" in korean
-    assert "3.1 " in korean  # the contract numbered as the Korean page numbers it
+    for number, title in [(1, "MICA가 존재하는 이유"), (20, "위키 정보")]:
+        assert f'<span class="chapter-number">{number}</span> {title}</h2>' in korean
+    # The contract numbered as the Korean page numbers it (seed 001: "3.1 공개 규칙").
+    assert '<span class="section-number">3.1</span> 공개 규칙</h3>' in korean
     assert 'href="/methodology/downloads/mica-methodology-preview-0.1.ko.md"' in english
 
 
@@ -88,7 +89,10 @@ def test_the_korean_page_carries_the_twenty_chapter_titles_of_the_korean_seed(
     assert [n for n, _t in chapters] == list(range(1, 21))
     page = client.get("/ko/methodology/").text
     for number, title in chapters:
-        assert f"{number}. {escape(title)}</h2>" in page, (number, title)
+        assert f'<span class="chapter-number">{number}</span> {escape(title)}</h2>' in page, (
+            number,
+            title,
+        )
 
 
 def test_the_page_follows_the_records(client, canonical_content):

@@ -67,7 +67,7 @@ def test_renumbering_keeps_the_section_id(client, canonical_content):
     chapter.number = 7
     chapter.save()
     page = client.get("/methodology/").text
-    assert '<h2 id="why-mica">7. ' in page
+    assert '<h2 id="why-mica"><span class="chapter-number">7</span> ' in page
     assert client.get("/methodology/claims/why-mica/").status_code == 200
 
 
