@@ -9,6 +9,7 @@ from markets import models
 from markets.selectors import competent_market_codes
 from markets.services import (
     coverage_audit,
+    datasheet_errors,
     platform_registration_register,
     require_platforms_editable,
     situation_errors,
@@ -111,8 +112,26 @@ class LocalChangeInline(TranslationStackedInline):
     extra = 0
 
 
+class DatasheetForm(forms.ModelForm):
+    """Refuses a text naming a figure the datasheet cannot count (``{{hazard}}``)."""
+
+    class Meta:
+        model = models.Datasheet
+        exclude = ["market_edition"]  # noqa: DJ006 - the inline sets its market edition
+
+    def clean(self):
+        cleaned = super().clean()
+        texts = {n: v for n, v in cleaned.items() if n.split("_")[-1] in ("en", "ko")}
+        sheet = models.Datasheet(**texts)
+        for name, errors in datasheet_errors(sheet).items():
+            for error in errors:
+                self.add_error(name if name in self.fields else None, error)
+        return cleaned
+
+
 class DatasheetInline(TranslationStackedInline):
     model = models.Datasheet
+    form = DatasheetForm
 
 
 class DataStatementInline(TranslationStackedInline):

@@ -11,6 +11,7 @@ from pathlib import Path
 from django.utils.translation import gettext as _
 
 from markets.models import (
+    DATASHEET_FIELDS,
     Datasheet,
     DataStatement,
     Market,
@@ -26,14 +27,7 @@ from mica.vocabulary import TaskFamily
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SECTIONS = ("edition", "hazards", "local_changes", "situations", "platforms")
-SHEET_FIELDS = (
-    "motivation",
-    "composition",
-    "collection",
-    "intended_uses",
-    "distribution",
-    "maintenance",
-)
+SHEET_FIELDS = DATASHEET_FIELDS
 STATEMENT_FIELDS = ("language_variety", "region", "channel_and_register", "reviewer_context")
 
 

@@ -304,6 +304,17 @@ class RepresentativePlatform(models.Model):
         return self.name
 
 
+# The datasheet's texts, in the order a market page and the content file give them.
+DATASHEET_FIELDS = (
+    "motivation",
+    "composition",
+    "collection",
+    "intended_uses",
+    "distribution",
+    "maintenance",
+)
+
+
 class Datasheet(models.Model):
     market_edition = models.OneToOneField(
         MarketEdition,

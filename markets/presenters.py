@@ -1,7 +1,9 @@
 """Market records shaped for pages: vocabulary codes with their labels, audits attached."""
 
-from markets.services import coverage_audit
+from markets.models import DATASHEET_FIELDS
+from markets.services import DATASHEET_FIGURES, coverage_audit
 from mica.dot_matrix import dot_matrix
+from mica.methodology.pack import fill_placeholders
 from mica.vocabulary import (
     COVERAGE_DIMENSIONS,
     AuthorizationBoundary,
@@ -90,3 +92,22 @@ def platform_groups(market_edition):
         for code, label in TaskFamily.choices
         if code in by_family
     ]
+
+
+def datasheet_facts(market_edition):
+    """What a datasheet's ``{{name}}`` figures stand for, counted from the records
+    (``markets.selectors.datasheet_figures``)."""
+    return {name: getattr(market_edition, f"figure_{name}") for name in DATASHEET_FIGURES}
+
+
+def datasheet_text(market_edition, text):
+    """A datasheet text as a reader sees it: its counts filled in from the records."""
+    return fill_placeholders(text or "", datasheet_facts(market_edition))
+
+
+def datasheet_view(market_edition):
+    """{field: text} of the market edition's datasheet, figures filled; None without one."""
+    sheet = getattr(market_edition, "datasheet", None)
+    if sheet is None:
+        return None
+    return {name: datasheet_text(market_edition, getattr(sheet, name)) for name in DATASHEET_FIELDS}

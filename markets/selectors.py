@@ -1,9 +1,12 @@
-from django.db.models import Prefetch
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from markets.models import (
+    Hazard,
     IntegrationSituation,
+    LocalChange,
     Market,
     MarketCompetence,
     MarketEdition,
@@ -23,6 +26,33 @@ def market_get(code):
     return market_list().get(code=code.upper())
 
 
+def _counted(model, field="pk", only=None):
+    """A count of the market edition's rows of ``model``, as a subquery."""
+    rows = (
+        model.objects.filter(only or Q(), market_edition=OuterRef("pk"))
+        .order_by()
+        .values("market_edition")
+        .annotate(n=Count(field, distinct=True))
+        .values("n")
+    )
+    return Coalesce(Subquery(rows), 0)
+
+
+def datasheet_figures():
+    """The records a datasheet's prose counts ("Four hazards, … five declared integration
+    situations"), as ``figure_<name>`` annotations; the texts name them as ``{{name}}``."""
+    return {
+        "figure_hazards": _counted(Hazard),
+        "figure_local_changes": _counted(LocalChange),
+        "figure_situations": _counted(IntegrationSituation),
+        "figure_families": _counted(
+            PlatformRegistration,
+            "task_family",
+            ~Q(status=RegistrationStatus.SUPERSEDED),
+        ),
+    }
+
+
 def market_edition_list(edition=None):
     """Market editions of an edition (the current one by default), with everything they hold."""
     edition = edition or edition_current()
@@ -34,6 +64,7 @@ def market_edition_list(edition=None):
     return (
         MarketEdition.objects.filter(edition=edition)
         .select_related("market", "edition", "datasheet", "data_statement")
+        .annotate(**datasheet_figures())
         .prefetch_related(
             "hazards",
             "local_changes",

@@ -14,6 +14,7 @@ from markets.models import (
 )
 from markets.selectors import competent_market_codes
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.methodology.services import placeholder_errors
 from mica.vocabulary import (
     COVERAGE_DIMENSIONS,
     TASK_FAMILY_IDS,
@@ -137,6 +138,17 @@ def situation_errors(situation, market_code):
             % {"id": situation.situation_id}
         )
     return errors
+
+
+# The live figures a datasheet's prose may name as ``{{name}}`` (counted in
+# ``selectors.datasheet_figures``): hazards, local-change lines, declared situations, and
+# the task families with a live platform registration.
+DATASHEET_FIGURES = frozenset({"hazards", "local_changes", "situations", "families"})
+
+
+def datasheet_errors(sheet):
+    """{field: [message]} for a datasheet text naming a figure the datasheet has not."""
+    return placeholder_errors(sheet, DATASHEET_FIGURES, frozenset())
 
 
 def require_market_competence(user, market_code):

@@ -43,6 +43,7 @@ def market_detail(request, code):
                 for c in market_edition.local_changes.all()
             ],
             "situations": [presenters.situation_view(s) for s in situations],
+            "sheet": presenters.datasheet_view(market_edition),
             "audit": presenters.coverage_audit(situations),
             "platform_groups": presenters.platform_groups(market_edition),
         },

@@ -272,14 +272,14 @@ def placeholders_in(text: str) -> list[str]:
     return seen
 
 
-def _token_problem(token):
+def _token_problem(token, figures, conditions):
     if token in ("else", "/if"):
         return None
     if token.startswith("#if"):
         name = token[3:].strip()
-        return None if name in CONDITIONS else name
+        return None if name in conditions else name
     name, *filters = (part.strip() for part in token.split("|"))
-    if name not in PLACEHOLDERS:
+    if name not in figures:
         return name
     for spec in filters:
         if spec.partition(":")[0] not in FILTERS:
@@ -287,12 +287,12 @@ def _token_problem(token):
     return None
 
 
-def unknown_placeholders(text: str) -> list[str]:
-    """What ``text`` uses as ``{{…}}`` that is no known figure, state or filter, and any
-    ``{{#if}}`` left unbalanced."""
+def unknown_placeholders(text: str, figures=PLACEHOLDERS, conditions=CONDITIONS) -> list[str]:
+    """What ``text`` uses as ``{{…}}`` that is no known figure (of ``figures``), state or
+    filter, and any ``{{#if}}`` left unbalanced."""
     unknown = []
     for token in _PLACEHOLDER.findall(text):
-        problem = _token_problem(token)
+        problem = _token_problem(token, figures, conditions)
         if problem is not None and problem not in unknown:
             unknown.append(problem)
     try:

@@ -16,7 +16,7 @@ from mica.methodology.extensions import (
     frozen_counts_registered,
     publication_checks_registered,
 )
-from mica.methodology.pack import PLACEHOLDERS, unknown_placeholders
+from mica.methodology.pack import CONDITIONS, PLACEHOLDERS, unknown_placeholders
 
 
 def require_draft(edition):
@@ -27,19 +27,21 @@ def require_draft(edition):
         )
 
 
-def placeholder_errors(record):
-    """{field: [message]} for every translated text that names an unknown live figure."""
+def placeholder_errors(record, figures=PLACEHOLDERS, conditions=CONDITIONS):
+    """{field: [message]} for every translated text that names an unknown live figure
+    (one not in ``figures``, or a state not in ``conditions``)."""
     errors = {}
     fields = translator.get_options_for_model(type(record)).fields
     for name in fields:
         for lang in LANGUAGES:
-            unknown = unknown_placeholders(getattr(record, f"{name}_{lang}", "") or "")
+            text = getattr(record, f"{name}_{lang}", "") or ""
+            unknown = unknown_placeholders(text, figures, conditions)
             if unknown:
                 errors[f"{name}_{lang}"] = [
                     _("Unknown placeholder %(names)s. Known placeholders: %(known)s.")
                     % {
                         "names": ", ".join("{{" + n + "}}" for n in unknown),
-                        "known": ", ".join(sorted(PLACEHOLDERS)),
+                        "known": ", ".join(sorted(figures)),
                     }
                 ]
     return errors

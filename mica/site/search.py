@@ -53,6 +53,7 @@ from markets.models import (
     RegistrationStatus,
     RepresentativePlatform,
 )
+from markets.presenters import datasheet_text
 from markets.selectors import market_edition_list
 from mica.bilingual import LANGUAGES
 from mica.methodology import models as methodology
@@ -714,6 +715,8 @@ def _market_page_bodies(c, market_edition):
         record = getattr(market_edition, relation, None)
         if record is not None:
             texts += [(getattr(record, c.column(name)), anchor) for name in names]
+    # A datasheet counts its records as the page does ("Four hazards").
+    texts = [(datasheet_text(market_edition, text), anchor) for text, anchor in texts]
     shown = [(_plain(text), anchor) for text, anchor in texts if text]
     return tuple(text for text, _ in shown), tuple(anchor for _, anchor in shown)
 
