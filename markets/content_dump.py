@@ -27,7 +27,6 @@ from mica.vocabulary import TaskFamily
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SECTIONS = ("edition", "hazards", "local_changes", "situations", "platforms")
-SHEET_FIELDS = DATASHEET_FIELDS
 STATEMENT_FIELDS = ("language_variety", "region", "channel_and_register", "reviewer_context")
 
 
@@ -129,7 +128,7 @@ def _market(market, market_edition):
             for situation in market_edition.situations.order_by("position", "pk")
         ],
         "platforms": _platforms(market_edition),
-        "datasheet": {name: field_pair(sheet, name, Folded) for name in SHEET_FIELDS},
+        "datasheet": {name: field_pair(sheet, name, Folded) for name in DATASHEET_FIELDS},
         "data_statement": {name: field_pair(statement, name, Folded) for name in STATEMENT_FIELDS},
     }
 

@@ -5,6 +5,7 @@ from pathlib import Path
 from django.utils.translation import gettext as _
 
 from markets.models import (
+    DATASHEET_FIELDS,
     Datasheet,
     DataStatement,
     Hazard,
@@ -164,19 +165,11 @@ def _load_edition(canonical, market, data, edition):
     )
     _load_situations(canonical, market_edition, data["situations"])
     _load_platforms(canonical, market_edition, data["platforms"])
-    sheet_fields = (
-        "motivation",
-        "composition",
-        "collection",
-        "intended_uses",
-        "distribution",
-        "maintenance",
-    )
     canonical.record(
         Datasheet,
         key,
         {"market_edition": market_edition},
-        texts(data["datasheet"], *sheet_fields),
+        texts(data["datasheet"], *DATASHEET_FIELDS),
     )
     statement_fields = ("language_variety", "region", "channel_and_register", "reviewer_context")
     canonical.record(

@@ -48,14 +48,7 @@ class RepresentativePlatformTranslation(TranslationOptions):
 
 @register(models.Datasheet)
 class DatasheetTranslation(TranslationOptions):
-    fields = (
-        "motivation",
-        "composition",
-        "collection",
-        "intended_uses",
-        "distribution",
-        "maintenance",
-    )
+    fields = models.DATASHEET_FIELDS
     required_languages = LANGUAGES
 
 
