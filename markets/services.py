@@ -12,7 +12,7 @@ from markets.models import (
     PlatformRegistration,
     RegistrationStatus,
 )
-from markets.selectors import competent_market_codes
+from markets.selectors import competent_market_codes, datasheet_figures
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.methodology.services import placeholder_errors
 from mica.vocabulary import (
@@ -140,10 +140,9 @@ def situation_errors(situation, market_code):
     return errors
 
 
-# The live figures a datasheet's prose may name as ``{{name}}`` (counted in
-# ``selectors.datasheet_figures``): hazards, local-change lines, declared situations, and
-# the task families with a live platform registration.
-DATASHEET_FIGURES = frozenset({"hazards", "local_changes", "situations", "families"})
+# The live figures a datasheet's prose may name as ``{{name}}``: the ones
+# ``selectors.datasheet_figures`` counts.
+DATASHEET_FIGURES = frozenset(name.removeprefix("figure_") for name in datasheet_figures())
 
 
 def datasheet_errors(sheet):
