@@ -29,9 +29,10 @@ serve-setup: $(VENV)/.base-installed
 	$(PY) manage.py load_canonical_content
 	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py regenerate_exports --sync
 
-# Installs, migrates, loads the canonical content and serves on 127.0.0.1:$(PORT).
+# Installs, migrates, loads the canonical content and serves on 127.0.0.1:$(PORT), with a
+# Celery worker and beat on the embedded broker under var/ (manage.py serve).
 run: serve-setup
-	MICA_SITE_URL='$(MICA_SITE_URL)' $(VENV)/bin/gunicorn mica.wsgi --bind 127.0.0.1:$(PORT) --workers 2 --access-logfile -
+	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py serve --bind 127.0.0.1:$(PORT)
 
 # Installs and runs the whole test suite.
 test: $(VENV)/.test-installed

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from django.db import transaction
 from django.db.models import BooleanField, Case, Count, Exists, FloatField, OuterRef, Q, When
 from django.db.models.functions import Cast
+from django.utils.translation import gettext_lazy as _
 
 from catalogue.models import APPLYING, Lifecycle, LocalReview, ReviewState, TaskSet, TaskVersion
 from catalogue.selectors import task_public_list
@@ -25,6 +26,7 @@ from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
 from mica import scoring
 from mica.methodology.selectors import edition_current
+from mica.text import lazy_format
 from mica.vocabulary import PROOF_OF_SUCCESS
 from submissions.models import (
     COUNTED,
@@ -468,7 +470,8 @@ def gate_recompute_all(progress=lambda percent, message: None):
 def _cells_progress(progress):
     def report(done, total):
         if done % 25 == 0 or done == total:
-            progress(round(100 * done / total), f"{done} of {total} cells")
+            cells = lazy_format(_("%(done)d of %(total)d cells"), done=done, total=total)
+            progress(round(100 * done / total), cells)
 
     return report
 

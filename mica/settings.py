@@ -1,7 +1,9 @@
 """One settings module, two profiles, chosen by MICA_* environment variables.
 
-Embedded default (nothing set): SQLite under var/, Celery tasks run eagerly in
-the web process, local-memory cache, console e-mail.
+Embedded default (nothing set): SQLite under var/, a real Celery worker and beat
+(`manage.py serve`, which `make run` starts) on a broker of files under var/broker,
+local-memory caches, console e-mail. Under pytest the jobs of this profile run
+inline (eager) unless MICA_JOBS_EAGER=0.
 
 Scale-out: MICA_DATABASE_URL switches to PostgreSQL and MICA_REDIS_URL to a
 Redis broker and cache with real workers. MICA_SECRET_KEY marks a production
@@ -11,6 +13,7 @@ follow from it, so a developer can run PostgreSQL and Redis over plain HTTP.
 
 import os
 import secrets
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -130,6 +133,11 @@ TEMPLATES = [
     },
 ]
 
+REDIS_URL = os.environ.get("MICA_REDIS_URL")
+# Without Redis, jobs run inline under pytest (ARCHITECTURE, Tests, layer 1) and in a
+# worker process of their own everywhere else (see "Cache, broker and jobs").
+JOBS_EAGER = not REDIS_URL and _env_flag("MICA_JOBS_EAGER", default="pytest" in sys.modules)
+
 # --- Database -------------------------------------------------------------
 
 DATABASE_URL = os.environ.get("MICA_DATABASE_URL")
@@ -143,7 +151,15 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "mica.sqlite3",
-            "OPTIONS": {"timeout": 20},
+            "OPTIONS": {
+                "timeout": 20,
+                # Write-ahead logging lets the web processes read while the worker writes.
+                "init_command": "PRAGMA journal_mode=WAL;",
+                # With a worker beside the web processes, a transaction that read and then
+                # writes would fail at once if another wrote in between; taking the write
+                # lock at its start makes it wait its turn instead.
+                **({} if JOBS_EAGER else {"transaction_mode": "IMMEDIATE"}),
+            },
             # A fresh SQLite connection re-reads the schema on its first query, which
             # costs more than serving a cached page; keep each thread's connection.
             "CONN_MAX_AGE": 600,
@@ -153,7 +169,6 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, broker and jobs -------------------------------------------------
 
-REDIS_URL = os.environ.get("MICA_REDIS_URL")
 # Intake limits (submissions.throttle) must be one count for every web process and must
 # outlive page-cache churn and Redis's memory eviction: a table of their own in the
 # database, in every profile, created after migrate.
@@ -182,8 +197,19 @@ else:
 # shows (today's date, say) and how long entries of old revisions linger. 0: off.
 PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))
 
-CELERY_BROKER_URL = REDIS_URL or "memory://"
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+# Without Redis the broker is a directory under var/ that every process of the machine
+# shares: the web process queues, `manage.py serve`'s worker and beat take. The test
+# suite's embedded layer runs jobs inline instead (ARCHITECTURE, Tests, layer 1).
+BROKER_DIR = VAR_DIR / "broker"
+CELERY_TASK_ALWAYS_EAGER = JOBS_EAGER
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+elif JOBS_EAGER:
+    CELERY_BROKER_URL = "memory://"
+else:
+    CELERY_BROKER_URL = "filesystem://"
+    for _folder in ("queue", "control"):
+        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
 # A failing job is recorded on its JobRun; it must not turn the request that
 # queued it into a server error.
 CELERY_TASK_EAGER_PROPAGATES = False
@@ -212,18 +238,23 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("MICA_BROKER_VISIBILITY_TIMEOUT", "3600"))
 }
+if CELERY_BROKER_URL == "filesystem://":
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(
+        data_folder_in=str(BROKER_DIR / "queue"),
+        data_folder_out=str(BROKER_DIR / "queue"),
+        control_folder=str(BROKER_DIR / "control"),
+    )
+# Where beat keeps the last run of each schedule entry (the nightly run, say).
+BEAT_SCHEDULE_FILE = VAR_DIR / "beat-schedule"
 
 # --- Exports ----------------------------------------------------------------
 
 EXPORT_DIR = Path(os.environ.get("MICA_EXPORT_DIR", VAR_DIR / "exports"))
 # A burst of edits within this many seconds yields one regeneration.
 EXPORT_DEBOUNCE_SECONDS = int(os.environ.get("MICA_EXPORT_DEBOUNCE_SECONDS", "20"))
-# With a real worker, every content change queues a regeneration. The embedded
-# profile runs tasks inline, so there a change would block the admin for seconds:
-# it regenerates at start-up, nightly or on demand instead.
-EXPORTS_ON_CHANGE = (
-    os.environ.get("MICA_EXPORTS_ON_CHANGE", "0" if CELERY_TASK_ALWAYS_EAGER else "1") == "1"
-)
+# With a worker, every content change queues a regeneration; where jobs run inline (the
+# test suite's embedded layer) a change would block its request for seconds instead.
+EXPORTS_ON_CHANGE = _env_flag("MICA_EXPORTS_ON_CHANGE", default=not JOBS_EAGER)
 
 # --- E-mail -----------------------------------------------------------------
 

@@ -2,26 +2,30 @@ from celery import shared_task
 from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from mica.jobs.services import job_run_execute
 from submissions.challenges import challenge_recompute
 
 
-@shared_task(bind=True, name="submissions.tasks.challenge_recompute")
+@shared_task(
+    bind=True, name="submissions.tasks.challenge_recompute", title=_("Scoring challenge recompute")
+)
 def recompute_scoring_challenge(self, job_run_id):
     """Recompute a scoring challenge's figure from its submitted inputs before triage."""
 
     def work(arguments, progress):
         result = challenge_recompute(challenge_id=arguments["challenge_id"])
         if result is None:
-            return "not a scoring challenge"
-        return "reproduced" if result["reproduced"] else "differs"
+            return _("Not a scoring challenge.")
+        return _("Reproduced.") if result["reproduced"] else _("Differs.")
 
     job_run_execute(job_run_id, work, worker=self.request.hostname or "eager")
 
 
 @shared_task(
     name="submissions.tasks.outbox_send",
+    title=_("E-mail delivery"),
     autoretry_for=(OSError,),
     retry_backoff=True,
     max_retries=8,

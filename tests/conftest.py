@@ -90,12 +90,8 @@ def redis_broker(settings):
     except redis.RedisError as exc:
         require(False, f"Redis at {settings.REDIS_URL} does not answer: {exc}")
     from mica.celery import app
-    from mica.exports.services import exports_pending_clear
 
     app.control.purge()
-    # A regeneration purged with the messages is no longer pending: without this, an
-    # earlier run's flag (kept an hour) would make every edit wait for a job never sent.
-    exports_pending_clear()
     return settings.REDIS_URL
 
 

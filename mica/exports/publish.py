@@ -19,7 +19,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 
 from governance.gate import gate_recompute_all
 from governance.selectors import cells_stale_exist, correction_log
@@ -34,6 +34,7 @@ from mica.exports.registry import (
 )
 from mica.exports.validation import ExportRefused, SchemaCheck
 from mica.methodology.selectors import edition_current
+from mica.text import lazy_format
 
 KEEP_BUILDS = 3
 # A build directory this old without a manifest belongs to a worker that died.
@@ -54,7 +55,8 @@ def _digest(path):
 
 def _write_files(build, context, progress):
     for index, export in enumerate(EXPORT_FILES):
-        progress(5 + 75 * index // len(EXPORT_FILES), _("Writing %(name)s") % {"name": export.name})
+        writing = lazy_format(_("Writing %(name)s"), name=export.name)
+        progress(5 + 75 * index // len(EXPORT_FILES), writing)
         path = build / export.name
         with open(path, "w", encoding="utf-8", newline="") as stream:
             export.write(stream, context)
@@ -78,7 +80,7 @@ def _check_corrections_parity(build):
     for _edition, section_id in on_record:
         if section_id not in atom_text:
             raise ExportRefused(
-                _("The Atom feed lacks the correction of %(id)s.") % {"id": section_id}
+                lazy_format(_("The Atom feed lacks the correction of %(id)s."), id=section_id)
             )
 
 
@@ -94,11 +96,11 @@ def _validate(build, checks):
         # The builder leaves holdout tasks out by construction; reaching this means a
         # record carries holdout text into a public one. Name it, so it can be fixed.
         raise ExportRefused(
-            _("Holdout content of %(records)s found in %(files)s; nothing was published.")
-            % {
-                "records": ", ".join(sorted({record for _name, record in leaks})),
-                "files": ", ".join(sorted({name for name, _record in leaks})),
-            }
+            lazy_format(
+                _("Holdout content of %(records)s found in %(files)s; nothing was published."),
+                records=", ".join(sorted({record for _name, record in leaks})),
+                files=", ".join(sorted({name for name, _record in leaks})),
+            )
         )
 
 

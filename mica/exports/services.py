@@ -1,12 +1,16 @@
 """Queue export regenerations: on demand, after content changes (debounced) and nightly."""
 
-from django.conf import settings
-from django.core.cache import cache
+import datetime
 
+from django.conf import settings
+from django.utils import timezone
+
+from mica.jobs.models import JobRun, JobState
 from mica.jobs.services import job_run_enqueue
 
-# Set while a regeneration is queued and not yet started: later edits ride along.
-PENDING_KEY = "exports:regeneration-pending"
+# A queued run older than its delay plus this is presumed lost (its message went with a
+# purged broker, say); the next edit queues another, and the nightly run covers the gap.
+LOST_AFTER = datetime.timedelta(hours=1)
 
 
 def exports_request_regeneration(*, actor=None, countdown=None):
@@ -19,19 +23,22 @@ def exports_request_regeneration(*, actor=None, countdown=None):
 def exports_request_debounced():
     """Queue one regeneration after a quiet spell; a burst of edits queues only one run.
 
-    The first edit of a burst sets the pending flag and queues a run delayed by
-    EXPORT_DEBOUNCE_SECONDS; the run clears the flag as it starts, so an edit
-    made while it runs queues the next one.
+    The first edit of a burst queues a run delayed by EXPORT_DEBOUNCE_SECONDS; later
+    edits ride along while it waits. Once it starts it is no longer queued, so an edit
+    made while it runs queues the next one. The waiting run is a row, not a flag in one
+    process's memory: the web processes and the worker all see it.
     """
+    from mica.exports.tasks import exports_regenerate
+
     delay = settings.EXPORT_DEBOUNCE_SECONDS
-    # The flag outlives a lost message by an hour at most; the nightly run covers that gap.
-    if cache.add(PENDING_KEY, "1", timeout=delay + 3600):
-        return exports_request_regeneration(countdown=delay)
-    return None
-
-
-def exports_pending_clear():
-    cache.delete(PENDING_KEY)
+    waiting = JobRun.objects.filter(
+        job_name=exports_regenerate.name,
+        state=JobState.QUEUED,
+        queued_at__gte=timezone.now() - datetime.timedelta(seconds=delay) - LOST_AFTER,
+    )
+    if waiting.exists():
+        return None
+    return exports_request_regeneration(countdown=delay)
 
 
 def exports_follow_content(sender, **kwargs):

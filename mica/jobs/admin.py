@@ -8,13 +8,28 @@ from django.views.decorators.http import require_POST
 
 from mica.jobs.models import JobRun, WorkerHeartbeat
 from mica.jobs.registry import on_demand_jobs
+from mica.jobs.selectors import job_title
 from mica.jobs.services import job_run_enqueue
+
+
+class JobFilter(admin.SimpleListFilter):
+    """Jobs by their names in words, not by their tasks' Python paths."""
+
+    title = _("job")
+    parameter_name = "job_name"
+
+    def lookups(self, request, model_admin):
+        names = JobRun.objects.order_by().values_list("job_name", flat=True).distinct()
+        return sorted(((name, job_title(name)) for name in names), key=lambda pair: str(pair[1]))
+
+    def queryset(self, request, queryset):
+        return queryset.filter(job_name=self.value()) if self.value() else queryset
 
 
 @admin.register(JobRun)
 class JobRunAdmin(admin.ModelAdmin):
     list_display = (
-        "job_name",
+        "job",
         "state",
         "progress_bar",
         "message",
@@ -23,18 +38,43 @@ class JobRunAdmin(admin.ModelAdmin):
         "queued_at",
         "finished_at",
     )
-    list_filter = ("state", "job_name")
-    search_fields = ("job_name", "message")
+    list_filter = ("state", JobFilter)
+    search_fields = ("job_name", "message_en", "message_ko")
     list_select_related = ("requested_by",)
-    readonly_fields = [f.name for f in JobRun._meta.fields]
+    fields = (
+        "job",
+        "state",
+        "progress_bar",
+        "message",
+        "queued_at",
+        "started_at",
+        "finished_at",
+        "attempts",
+        "worker",
+        "requested_by",
+        "arguments",
+        "error",
+    )
+    readonly_fields = fields
     change_list_template = "admin/jobs/jobrun/change_list.html"
+
+    class Media:
+        # Redraws the runs while any is queued or running (static/mica/job-progress.js).
+        js = ("mica/job-progress.js",)
+
+    @admin.display(description=_("job"), ordering="job_name")
+    def job(self, obj):
+        return job_title(obj.job_name)
 
     @admin.display(description=_("progress"), ordering="progress")
     def progress_bar(self, obj):
+        # The state rides on the bar, so the page knows to keep redrawing while it runs.
         return format_html(
-            '<progress max="100" value="{0}" aria-label="{1}">{0}%</progress> {0}%',
+            '<progress max="100" value="{0}" aria-label="{1}" data-job-state="{2}">{0}%'
+            "</progress> {0}%",
             obj.progress,
             _("Progress of %(job)s") % {"job": obj},
+            obj.state,
         )
 
     @admin.display(description=_("last error"))

@@ -49,7 +49,10 @@ class JobRun(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.job_name} #{self.pk}"
+        # Within the app: the selectors read this module.
+        from mica.jobs.selectors import job_title
+
+        return f"{job_title(self.job_name)} #{self.pk}"
 
 
 class WorkerHeartbeat(models.Model):

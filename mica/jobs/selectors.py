@@ -1,3 +1,6 @@
+from functools import cache
+
+from celery import current_app as celery_app
 from django.db.models import Max
 from django.utils import timezone
 
@@ -14,3 +17,16 @@ def worker_heartbeat_age_seconds():
     if newest is None:
         return None
     return max(0.0, (timezone.now() - newest).total_seconds())
+
+
+@cache
+def _tasks():
+    # The tasks modules of every app, as a worker imports them when it starts; the web
+    # process has imported only those its requests needed so far.
+    celery_app.loader.import_default_modules()
+    return celery_app.tasks
+
+
+def job_title(job_name):
+    """A job in words, as its task names itself (`title=` on the task), else its name."""
+    return getattr(_tasks().get(job_name), "title", job_name)

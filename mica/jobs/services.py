@@ -2,10 +2,12 @@ import traceback
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from mica.errors import DomainError
 from mica.jobs.models import JobRun, JobState, WorkerHeartbeat
 from mica.jobs.workflows import job_run_transition
+from mica.text import lazy_format
 
 RETRY_BASE_SECONDS = 5
 
@@ -33,7 +35,11 @@ def _retry_later(job_run_id, task, exc):
     job_run_transition(
         job_run_id=job_run_id,
         action="retry",
-        message=f"attempt failed ({exc}); retrying in {countdown} s"[:500],
+        message=lazy_format(
+            _("This try failed (%(error)s); the job runs again in %(seconds)d s."),
+            error=exc,
+            seconds=countdown,
+        ),
         error="".join(traceback.format_exception(exc)),
     )
     raise task.retry(exc=exc, countdown=countdown)
@@ -65,7 +71,8 @@ def job_run_execute(job_run_id, work, *, worker="eager", retry_task=None):
         job_run_transition(
             job_run_id=job_run_id,
             action="fail",
-            message=str(exc)[:500],
+            # A refusal's message may be lazy, and so readable in every language.
+            message=exc.message if isinstance(exc, DomainError) else str(exc),
             error="".join(traceback.format_exception(exc)),
         )
         raise

@@ -1,9 +1,10 @@
 """How a JobRun moves: a table of (state, action) -> state and one function."""
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from mica.bilingual import LANGUAGES
 from mica.errors import InvalidTransition
 from mica.jobs.models import JobRun, JobState
 
@@ -20,6 +21,13 @@ JOB_TRANSITIONS = {
 }
 
 
+def _message_set(job_run, message):
+    # A lazily translated message is read once in each language.
+    for language in LANGUAGES:
+        with translation.override(language):
+            setattr(job_run, f"message_{language}", str(message)[:500])
+
+
 def _apply_effects(job_run, action, *, progress, message, error, worker):
     now = timezone.now()
     if action == "start":
@@ -30,7 +38,7 @@ def _apply_effects(job_run, action, *, progress, message, error, worker):
     if progress is not None:
         job_run.progress = max(0, min(100, int(progress)))
     if message is not None:
-        job_run.message = str(message)[:500]
+        _message_set(job_run, message)
     if action == "succeed":
         job_run.progress = 100
     if action in ("succeed", "fail"):

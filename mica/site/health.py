@@ -34,18 +34,31 @@ def _cache():
     return {"backend": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]}
 
 
+def _broker_mode():
+    if settings.REDIS_URL:
+        return "redis"
+    return "eager" if settings.JOBS_EAGER else "filesystem"
+
+
 def _broker():
-    if not settings.REDIS_URL:
-        return {"mode": "eager"}
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-    client.ping()
-    return {"mode": "redis"}
+    mode = _broker_mode()
+    if mode == "redis":
+        client = redis.Redis.from_url(
+            settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2
+        )
+        client.ping()
+    elif mode == "filesystem":
+        queue = settings.BROKER_DIR / "queue"
+        if not queue.is_dir():
+            raise Unhealthy(f"the broker's queue {queue} is missing")
+    return {"mode": mode}
 
 
 def _worker():
-    if not settings.REDIS_URL:
-        # Eager mode: jobs run inside the web process, there is no worker to lose.
-        return {"mode": "eager"}
+    mode = _broker_mode()
+    if mode == "eager":
+        # Jobs run inside the process that queues them: there is no worker to lose.
+        return {"mode": mode}
     age = worker_heartbeat_age_seconds()
     if age is None:
         raise Unhealthy("no worker has ever reported a heartbeat")
@@ -53,7 +66,7 @@ def _worker():
         raise Unhealthy(
             f"last heartbeat {age:.0f} s ago, older than {settings.WORKER_HEARTBEAT_MAX_AGE} s"
         )
-    return {"mode": "redis", "last_heartbeat_age_seconds": round(age, 1)}
+    return {"mode": mode, "last_heartbeat_age_seconds": round(age, 1)}
 
 
 def health_report():

@@ -171,7 +171,9 @@ def test_the_gate_job_reruns_every_cell_as_a_jobrun(
 
         app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
     job_run.refresh_from_db()
-    assert job_run.state == JobState.SUCCEEDED and job_run.message == "cells recomputed: 1"
+    assert job_run.state == JobState.SUCCEEDED and job_run.message == "1 cell recomputed."
+    # A Korean admin reads the same run in Korean.
+    assert job_run.message_ko == "셀 1개를 다시 계산했습니다."
     assert GateCell.objects.count() == 1 and JobRun.objects.count() == 1
 
 
@@ -197,7 +199,7 @@ def test_rerun_gate_runs_inline_with_progress_or_queues_a_job(
     with django_capture_on_commit_callbacks(execute=True):
         call_command("rerun_gate", stdout=out)
     run = JobRun.objects.get(job_name="governance.tasks.gate_recompute")
-    assert run.state == "succeeded" and run.message == f"cells recomputed: {cells}"
+    assert run.state == "succeeded" and run.message == f"{cells} cells recomputed."
 
 
 CELL_FIGURES = (

@@ -56,13 +56,21 @@ def _probe(env):
 def test_embedded_default_needs_nothing(tmp_path):
     config = _probe(_clean_env(tmp_path))
     assert config["engine"] == "django.db.backends.sqlite3"
-    assert config["eager"] is True
-    assert config["broker"] == "memory://"
+    # A real worker and beat (manage.py serve) take jobs from a broker of files under var/.
+    assert config["eager"] is False
+    assert config["broker"] == "filesystem://"
+    assert (tmp_path / "broker" / "queue").is_dir()
     assert config["cache"].endswith("LocMemCache")
     assert config["email"].endswith("console.EmailBackend")
     assert config["public"] is False
     # The embedded profile made its own secret key under its var directory.
     assert len((tmp_path / "secret_key").read_text()) >= 50
+
+
+def test_jobs_can_run_inline_on_the_embedded_default(tmp_path):
+    config = _probe(_clean_env(tmp_path, MICA_JOBS_EAGER="1"))
+    assert config["eager"] is True
+    assert config["broker"] == "memory://"
 
 
 def test_production_profile_uses_postgres_and_redis(tmp_path):

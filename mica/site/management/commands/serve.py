@@ -1,0 +1,71 @@
+"""Serve the portal as one machine runs it: gunicorn, and a Celery worker with beat.
+
+`make run` calls this. Without Redis the worker takes its jobs from the broker of files
+under var/broker (settings.BROKER_DIR), so an admin's job returns at once and shows its
+progress, content changes regenerate the exports after their debounce and the nightly
+run happens, as they do on a deployment with its own worker and beat services.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+
+class Command(BaseCommand):
+    help = "Serve the portal with gunicorn, a Celery worker and beat; stop all three on exit."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--bind", default="127.0.0.1:8000", help="gunicorn's address.")
+        parser.add_argument("--web-workers", type=int, default=2)
+
+    def handle(self, *args, bind, web_workers, **options):
+        if settings.JOBS_EAGER:
+            raise CommandError("MICA_JOBS_EAGER is set: jobs would run in the web process.")
+        processes = [self._worker(), self._web(bind, web_workers)]
+        stopping = []
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stopping.append(True))
+        try:
+            while not stopping and all(p.poll() is None for p in processes):
+                time.sleep(0.5)
+        finally:
+            self._stop(processes)
+        failed = [p.args[2] for p in processes if p.returncode not in (0, -signal.SIGTERM)]
+        if failed and not stopping:
+            raise CommandError(f"{', '.join(failed)} stopped; the others were stopped too.")
+
+    def _worker(self):
+        # One process for the worker and its beat: the embedded broker has one consumer,
+        # and the solo pool keeps SQLite to one writer among the jobs.
+        return self._start(
+            "celery",
+            ["-A", "mica", "worker", "--beat", "--pool", "solo", "--loglevel", "INFO"]
+            + ["--schedule", str(settings.BEAT_SCHEDULE_FILE), "--hostname", "embedded@%h"],
+        )
+
+    def _web(self, bind, web_workers):
+        return self._start(
+            "gunicorn",
+            ["mica.wsgi", "--bind", bind, "--workers", str(web_workers), "--access-logfile", "-"],
+        )
+
+    def _start(self, module, arguments):
+        self.stdout.write(f"starting {module}")
+        return subprocess.Popen(
+            [sys.executable, "-m", module, *arguments], cwd=settings.BASE_DIR, env=os.environ
+        )
+
+    def _stop(self, processes):
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
