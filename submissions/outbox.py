@@ -8,6 +8,10 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from catalogue.access import holdout_access
+from catalogue.models import TaskSet
+from catalogue.selectors import review_deciders
+from mica.bilingual import LANGUAGES
 from submissions.models import OutboxMessage, OutboxState
 
 
@@ -69,3 +73,75 @@ def notify_state_change(challenge, reason):
             "link": _challenge_link(challenge),
         }
     notify_challenger(challenge, body)
+
+
+# --- Local review ---------------------------------------------------------------------
+
+# Whom each move of a local review calls on: the people who can take the next step.
+REVIEW_NEXT_STEP = {
+    "submit": "deciders",
+    "request_changes": "author",
+    "approve": "author",
+    "void": "author",
+}
+
+
+def _review_link(review):
+    return settings.SITE_URL + reverse("admin:catalogue_localreview_change", args=[review.pk])
+
+
+def _review_mail(review, event, holdout):
+    """Subject and body in one language. A holdout task is named by nothing of its own
+    (no id, no title, no reviewer's words, which may quote it): its review's number, its
+    market and the link are all a message carries."""
+    names = {
+        "review": review.pk,
+        "market": review.market.code,
+        "task": review.version if not holdout else _("a task of the private holdout"),
+        "state": review.get_state_display(),
+    }
+    subject = _("MICA local review #%(review)s (%(market)s): %(state)s") % names
+    lines = {
+        "submit": _("%(task)s waits for a local review in %(market)s; you can decide it."),
+        "request_changes": _("A reviewer asks for changes to %(task)s in %(market)s."),
+        "approve": _("%(task)s is approved for %(market)s."),
+        "void": _(
+            "The approval of %(task)s in %(market)s was voided by a later edit; "
+            "open a new review when it is ready."
+        ),
+    }
+    body = [lines[event.action] % names]
+    if event.action == "request_changes" and not holdout:
+        body.append(_("The request:") + "\n" + event.reason)
+    body.append(_("The review: %(link)s") % {"link": _review_link(review)})
+    return subject, "\n\n".join(body)
+
+
+def _review_recipients(review, event, holdout):
+    if REVIEW_NEXT_STEP[event.action] == "deciders":
+        people = review_deciders(review)
+    else:
+        people = [review.author]
+    return [
+        person
+        for person in people
+        if person.email and person.is_active and (not holdout or holdout_access(person))
+    ]
+
+
+def notify_review_move(sender, review, event, **kwargs):
+    """Connected to catalogue.signals.review_moved: queue, in the move's transaction, a
+    message to each person who can act next. The portal does not know a staff member's
+    language, so each message is written in both, English first."""
+    holdout = review.version.definition.task_set == TaskSet.HOLDOUT
+    recipients = _review_recipients(review, event, holdout)
+    if not recipients:
+        return
+    parts = []
+    for language in LANGUAGES:
+        with translation.override(language):
+            parts.append(_review_mail(review, event, holdout))
+    subject = " / ".join(subject for subject, _body in parts)
+    body = "\n\n----\n\n".join(text for _subject, text in parts)
+    for person in recipients:
+        outbox_queue(to=person.email, subject=subject, body=body)
