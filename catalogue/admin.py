@@ -356,19 +356,26 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
         """Comments are written and resolved by the services, never saved directly."""
         if formset.model is not models.ReviewComment:
             return super().save_formset(request, form, formset, change)
+        # What the admin's change message and history entry read.
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
         for comment_form in formset.forms:
             if not comment_form.has_changed():
                 continue
             data = comment_form.cleaned_data
             if isinstance(comment_form, ReviewCommentResolveForm):
                 if data["resolve"]:
-                    review_comment_resolve(comment_id=comment_form.instance.pk, actor=request.user)
+                    resolved = review_comment_resolve(
+                        comment_id=comment_form.instance.pk, actor=request.user
+                    )
+                    formset.changed_objects.append((resolved, ["resolved"]))
             else:
-                review_comment_add(
-                    review=form.instance,
-                    anchor=data["anchor"],
-                    body=data["body"],
-                    actor=request.user,
+                formset.new_objects.append(
+                    review_comment_add(
+                        review=form.instance,
+                        anchor=data["anchor"],
+                        body=data["body"],
+                        actor=request.user,
+                    )
                 )
         return None
 
@@ -402,7 +409,7 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
         and to the author."""
         context = {
             **self.admin_site.each_context(request),
-            "title": _("Request changes"),
+            "title": capfirst(ACTION_LABELS["request_changes"]),
             "reviews": [
                 review_name(r) for r in queryset.select_related("version__definition", "market")
             ],

@@ -358,11 +358,11 @@ class ReviewComment(models.Model):
         LocalReview, on_delete=models.CASCADE, related_name="comments", verbose_name=_("review")
     )
     anchor = models.CharField(
-        _("about"),
+        _("anchored to"),
         max_length=120,
         help_text=_("A field of the task version (say final_state) or a section id."),
     )
-    body = models.TextField(_("comment"))
+    body = models.TextField(_("comment text"))
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
