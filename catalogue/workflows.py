@@ -59,10 +59,8 @@ def review_transition(*, review_id, action, actor=None, reason=""):
         target = move.target
         role = _check_actor(review, move.role, actor)
         if action in REASON_REQUIRED and not reason.strip():
-            raise ValidationFailed(
-                _("Say which changes are needed: the author reads your request."),
-                field_errors={"reason": [_("This field is required.")]},
-            )
+            missing = _("Say which changes are needed: the author reads your request.")
+            raise ValidationFailed(missing, field_errors={"reason": [missing]})
         content_hash = task_version_hash(review.version)
         source = review.state
         review.state = target

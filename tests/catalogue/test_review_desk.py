@@ -263,9 +263,9 @@ def test_a_holdout_review_reaches_no_one_without_the_capability(
     unreachable from anything public: pages, API, search, sitemap, exports, error
     messages, emails"."""
     review, author, decider, definition = holdout_review
-    recipients = sorted(m.to for m in OutboxMessage.objects.all())
-    assert recipients == sorted([decider.email, author.email, decider.email])
-    for message in OutboxMessage.objects.all():
+    messages = list(OutboxMessage.objects.all())
+    assert sorted(m.to for m in messages) == sorted([decider.email, author.email, decider.email])
+    for message in messages:
         text = message.subject + message.body
         assert HOLDOUT_CANARY not in text and definition.slug not in text
         assert "KR" in text and f"/{review.pk}/change/" in text
