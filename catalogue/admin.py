@@ -215,9 +215,9 @@ def review_name(review):
 
 # Each quotes the state the review is in after the move.
 MOVE_DONE = {
-    "submit": _("%(review)s was submitted for review; it is now “%(state)s”."),
-    "request_changes": _("Changes were requested on %(review)s; it is now “%(state)s”."),
-    "approve": _("%(review)s is approved; it is now “%(state)s”."),
+    "submit": _("Submitted for review: %(review)s. It is now “%(state)s”."),
+    "request_changes": _("Changes requested on %(review)s. It is now “%(state)s”."),
+    "approve": _("Approved: %(review)s. It is now “%(state)s”."),
 }
 REVIEW_ACTIONS_FOR_STAFF = list(
     dict.fromkeys(
@@ -392,8 +392,10 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
                     review_id=review.pk, action=action, actor=request.user, reason=reason
                 )
             except DomainError as refused:
+                # The sentence first: the admin capitalises a message's first letter,
+                # which would misspell a task id.
                 self.message_user(
-                    request, f"{review_name(review)}: {refused.message}", messages.ERROR
+                    request, f"{refused.message} ({review_name(review)})", messages.ERROR
                 )
             else:
                 self.message_user(

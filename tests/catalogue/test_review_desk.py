@@ -52,7 +52,7 @@ def test_a_review_is_named_by_its_market_code_and_the_message_quotes_the_new_sta
     with django_capture_on_commit_callbacks(execute=True):
         response = act(client, "approve", kr_review)
     assert shown(response) == [
-        ("success", f"{kr_review.version} · KR is approved; it is now “Approved”.")
+        ("success", f"Approved: {kr_review.version} · KR. It is now “Approved”.")
     ]
     assert " · KR · " in str(LocalReview.objects.select_related("market").get())
     listing = client.get(REVIEWS).text
@@ -70,7 +70,7 @@ def test_a_refusal_is_the_only_message(client, people, kr_review):
         )
     messages = shown(response)
     assert len(messages) == 1 and messages[0][0] == "error"
-    assert messages[0][1].startswith(f"{kr_review.version} · KR: ")
+    assert messages[0][1].endswith(f" ({kr_review.version} · KR)")
     assert "KR" in messages[0][1] and "검토자" in messages[0][1]
     assert LocalReview.objects.get().state == ReviewState.IN_REVIEW
 
@@ -97,7 +97,7 @@ def test_request_changes_carries_the_request_to_the_event_and_the_author(
     assert shown(done) == [
         (
             "success",
-            f"Changes were requested on {kr_review.version} · KR; it is now “Changes requested”.",
+            f"Changes requested on {kr_review.version} · KR. It is now “Changes requested”.",
         )
     ]
     event = ReviewEvent.objects.get(action="request_changes")
