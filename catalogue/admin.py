@@ -273,6 +273,12 @@ class ReviewCommentResolveForm(forms.ModelForm):
         model = models.ReviewComment
         fields = []
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.resolved:  # shown ticked: resolving is not undone
+            self.fields["resolve"].initial = True
+            self.fields["resolve"].disabled = True
+
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("resolve"):
