@@ -8,16 +8,15 @@ The queries are a fixed number whatever the queues hold.
 from dataclasses import dataclass
 
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from catalogue.selectors import review_queue_counts
-from markets.models import CompetenceRole, MarketCompetence
+from catalogue.selectors import DECIDING_ROLES, review_queue_counts
+from markets.models import CompetenceRole
+from markets.selectors import competent_roles
 from mica.methodology.selectors import claims_korean_stale
 from submissions.selectors import challenges_on_claims_of
 
 AUTHORING_ROLES = {CompetenceRole.AUTHOR, CompetenceRole.LEAD}
-DECIDING_ROLES = {CompetenceRole.REVIEWER, CompetenceRole.LEAD}
 
 
 @dataclass(frozen=True)
@@ -27,24 +26,16 @@ class WorkQueue:
     url: str
 
 
-def _competence_roles(user):
-    return set(
-        MarketCompetence.objects.filter(
-            user=user, valid_until__gte=timezone.localdate()
-        ).values_list("role", flat=True)
-    )
-
-
 def _review_queues(user):
     if not user.has_perm("catalogue.view_localreview"):
         return []
-    roles = set(CompetenceRole) if user.is_superuser else _competence_roles(user)
+    roles = set(CompetenceRole) if user.is_superuser else competent_roles(user)
     if not roles:
         return []
     counts = review_queue_counts(user)
     reviews = reverse("admin:catalogue_localreview_changelist")
     queues = []
-    if roles & DECIDING_ROLES:
+    if roles & set(DECIDING_ROLES):
         queues.append(
             WorkQueue(_("Awaiting my review"), counts["awaiting"], f"{reviews}?mine=review")
         )
