@@ -12,6 +12,7 @@ from catalogue.access import holdout_access
 from catalogue.models import TaskSet
 from catalogue.selectors import review_deciders
 from mica.bilingual import LANGUAGES
+from mica.methodology.models import ChapterItem
 from submissions.models import OutboxMessage, OutboxState
 
 
@@ -75,6 +76,44 @@ def notify_state_change(challenge, reason):
     notify_challenger(challenge, body)
 
 
+def _bilingual(write):
+    """`write()` -> (subject, body) in English and in Korean, joined: the portal does not
+    know a staff member's language."""
+    parts = []
+    for language in LANGUAGES:
+        with translation.override(language):
+            parts.append(write())
+    subject = " / ".join(subject for subject, _body in parts)
+    return subject, "\n\n----\n\n".join(text for _subject, text in parts)
+
+
+def notify_claim_owners(challenge):
+    """A screened challenge is public and waits for an answer from whoever owns its claim."""
+    owned = ChapterItem.objects.filter(edition=challenge.edition, section_id=challenge.section_id)
+    owners = (
+        get_user_model()
+        .objects.filter(pk__in=owned.values("owner"), is_active=True, is_staff=True)
+        .exclude(email="")
+    )
+    link = settings.SITE_URL + reverse("admin:submissions_challenge_change", args=[challenge.pk])
+
+    def write():
+        names = {"id": challenge.pk, "section": challenge.section_id, "link": link}
+        subject = _("MICA challenge #%(id)s on %(section)s, a claim you own") % names
+        body = (
+            _(
+                "A challenge to %(section)s, a claim you own, is now public and waits for "
+                "an answer.\n%(link)s"
+            )
+            % names
+        )
+        return subject, body
+
+    subject, body = _bilingual(write)
+    for owner in owners:
+        outbox_queue(to=owner.email, subject=subject, body=body)
+
+
 # --- Local review ---------------------------------------------------------------------
 
 # Whom each move of a local review calls on: the people who can take the next step.
@@ -131,17 +170,11 @@ def _review_recipients(review, event, holdout):
 
 def notify_review_move(sender, review, event, **kwargs):
     """Connected to catalogue.signals.review_moved: queue, in the move's transaction, a
-    message to each person who can act next. The portal does not know a staff member's
-    language, so each message is written in both, English first."""
+    message to each person who can act next, in English and Korean."""
     holdout = review.version.definition.task_set == TaskSet.HOLDOUT
     recipients = _review_recipients(review, event, holdout)
     if not recipients:
         return
-    parts = []
-    for language in LANGUAGES:
-        with translation.override(language):
-            parts.append(_review_mail(review, event, holdout))
-    subject = " / ".join(subject for subject, _body in parts)
-    body = "\n\n----\n\n".join(text for _subject, text in parts)
+    subject, body = _bilingual(lambda: _review_mail(review, event, holdout))
     for person in recipients:
         outbox_queue(to=person.email, subject=subject, body=body)

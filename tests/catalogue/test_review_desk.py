@@ -351,9 +351,12 @@ def test_the_index_counts_each_queue_in_a_constant_number_of_queries(
     assert "내 작업" in korean.text
 
 
-def test_challenges_on_claims_i_own(client, people, canonical_content):
+def test_challenges_on_claims_i_own(
+    client, people, canonical_content, django_capture_on_commit_callbacks
+):
     """Issue 19: "challenges on claims I own" — open (screened or triaged) challenges on
-    the claims a person owns, counted and listed."""
+    the claims a person owns, counted and listed, and the owner told by e-mail when one
+    becomes public."""
     from submissions.challenges import challenge_transition
     from tests.factories import confirmed_challenge
 
@@ -369,10 +372,14 @@ def test_challenges_on_claims_i_own(client, people, canonical_content):
         return next(q.count for q in queues if q.url.endswith("mine=owned"))
 
     assert count() == 0  # received: not yet screened
-    challenge_transition(
-        challenge_id=challenge.pk, action="screen", reason="In scope.", actor=people["lead"]
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge_transition(
+            challenge_id=challenge.pk, action="screen", reason="In scope.", actor=people["lead"]
+        )
     assert count() == 1
+    (told,) = OutboxMessage.objects.filter(to=owner.email, subject__contains="a claim you own")
+    assert challenge.section_id in told.subject and "담당하신 주장" in told.body
+    assert f"/admin/submissions/challenge/{challenge.pk}/change/" in told.body
     client.force_login(owner)
     listing = client.get("/admin/submissions/challenge/?mine=owned")
     assert str(challenge) in listing.text
