@@ -1,6 +1,5 @@
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Q
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.text import capfirst
@@ -14,12 +13,19 @@ from modeltranslation.admin import (
 from catalogue import models
 from catalogue.access import HoldoutScopedAdmin, task_versions_visible
 from catalogue.rules import require_author_for, task_version_hash
-from catalogue.services import review_open, task_promote, task_version_touch
+from catalogue.selectors import review_drafts_of, reviews_awaiting
+from catalogue.services import (
+    review_comment_add,
+    review_comment_check,
+    review_comment_resolve,
+    review_comment_resolve_check,
+    review_open,
+    task_promote,
+    task_version_touch,
+)
 from catalogue.workflows import ACTION_LABELS, REVIEW_TRANSITIONS, review_transition
-from markets.models import CompetenceRole
-from markets.selectors import competent_market_codes
 from mica.admin_decisions import DecisionEventInline
-from mica.errors import DomainError
+from mica.errors import DomainError, ValidationFailed
 from mica.history_admin import HistoryAdmin
 
 
@@ -150,6 +156,8 @@ def _translation_row(version):
 
 
 class AwaitingMyReview(admin.SimpleListFilter):
+    """The two review queues of the admin's index (catalogue.selectors), as a filter."""
+
     title = _("my work")
     parameter_name = "mine"
 
@@ -158,17 +166,9 @@ class AwaitingMyReview(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() == "review":
-            markets = competent_market_codes(
-                request.user, roles=[CompetenceRole.REVIEWER, CompetenceRole.LEAD]
-            )
-            return queryset.filter(
-                state=models.ReviewState.IN_REVIEW, market__code__in=markets
-            ).exclude(Q(author=request.user) | Q(version__editors=request.user))
+            return queryset.filter(pk__in=reviews_awaiting(request.user).values("pk"))
         if self.value() == "drafts":
-            return queryset.filter(
-                author=request.user,
-                state__in=[models.ReviewState.DRAFT, models.ReviewState.CHANGES_REQUESTED],
-            )
+            return queryset.filter(pk__in=review_drafts_of(request.user).values("pk"))
         return queryset
 
 
@@ -208,10 +208,16 @@ class LocalReviewOpenForm(forms.ModelForm):
         return cleaned
 
 
+def review_name(review):
+    """A review as people name it: the task version and the market's code."""
+    return f"{review.version} · {review.market.code}"
+
+
+# Each quotes the state the review is in after the move.
 MOVE_DONE = {
-    "submit": _("%(review)s was submitted."),
-    "request_changes": _("Changes were requested on %(review)s."),
-    "approve": _("%(review)s is approved."),
+    "submit": _("Submitted for review: %(review)s. It is now “%(state)s”."),
+    "request_changes": _("Changes requested on %(review)s. It is now “%(state)s”."),
+    "approve": _("Approved: %(review)s. It is now “%(state)s”."),
 }
 REVIEW_ACTIONS_FOR_STAFF = list(
     dict.fromkeys(
@@ -224,10 +230,101 @@ def review_admin_action(action):
     """The admin action that applies `action` to each selected review."""
 
     def apply(modeladmin, request, queryset):
-        modeladmin.review_move(request, queryset, action)
+        return modeladmin.review_move(request, queryset, action)
 
     apply.__name__ = action
     return admin.action(description=capfirst(ACTION_LABELS[action]))(apply)
+
+
+class ReviewCommentForm(forms.ModelForm):
+    """A new comment, checked by the service that writes it."""
+
+    actor = None  # set per request by the inline
+
+    class Meta:
+        model = models.ReviewComment
+        fields = ["anchor", "body"]
+        widgets = {"body": forms.Textarea(attrs={"rows": 3, "cols": 60})}
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.has_changed() and self.instance.review_id:
+            try:
+                review_comment_check(
+                    review=self.instance.review,
+                    anchor=cleaned.get("anchor"),
+                    body=cleaned.get("body"),
+                    actor=self.actor,
+                )
+            except ValidationFailed as refused:
+                for field, errors in refused.field_errors.items():
+                    for message in errors:
+                        self.add_error(field, message)
+            except DomainError as refused:
+                raise forms.ValidationError(refused.message) from refused
+        return cleaned
+
+
+class ReviewCommentResolveForm(forms.ModelForm):
+    resolve = forms.BooleanField(label=_("Mark as resolved"), required=False)
+    actor = None  # set per request by the inline
+
+    class Meta:
+        model = models.ReviewComment
+        fields = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.resolved:  # shown ticked: resolving is not undone
+            self.fields["resolve"].initial = True
+            self.fields["resolve"].disabled = True
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("resolve"):
+            try:
+                review_comment_resolve_check(comment=self.instance, actor=self.actor)
+            except DomainError as refused:
+                self.add_error("resolve", refused.message)
+        return cleaned
+
+
+class _CommentInline(admin.StackedInline):
+    model = models.ReviewComment
+    can_delete = False  # a review's discussion stays in its record
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.form = type(formset.form.__name__, (formset.form,), {"actor": request.user})
+        return formset
+
+
+class ReviewCommentInline(_CommentInline):
+    """The comments on record, oldest first; an open one can be marked resolved."""
+
+    form = ReviewCommentResolveForm
+    extra = 0
+    fields = ("anchor", "body", "author", "created_at", "resolved_at", "resolved_by", "resolve")
+    readonly_fields = ("anchor", "body", "author", "created_at", "resolved_at", "resolved_by")
+    verbose_name_plural = _("comments")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class NewReviewCommentInline(_CommentInline):
+    """A new comment, anchored to a field of the task version or a section id."""
+
+    form = ReviewCommentForm
+    extra = 1
+    verbose_name = _("new comment")
+    verbose_name_plural = _("add a comment")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).none()
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(models.LocalReview)
@@ -237,7 +334,7 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     list_filter = (AwaitingMyReview, "state", "market")
     list_select_related = ("version__definition", "market")
     readonly_fields = ("state", "author", "reviewer", "approved_hash")
-    inlines = [ReviewEventInline]
+    inlines = [ReviewEventInline, ReviewCommentInline, NewReviewCommentInline]
     # Every move staff can take, from the workflow's table; voiding is the system's.
     actions = [review_admin_action(action) for action in REVIEW_ACTIONS_FOR_STAFF]
 
@@ -246,7 +343,7 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
         return fields + ["version", "market"] if obj else fields
 
     def get_inlines(self, request, obj):
-        return self.inlines if obj is not None else []  # no events before the review exists
+        return self.inlines if obj is not None else []  # nothing to list before it exists
 
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
@@ -261,17 +358,77 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
         created = review_open(version=obj.version, market=obj.market, actor=request.user)
         obj.pk, obj.author_id, obj.state = created.pk, created.author_id, created.state
 
+    def save_formset(self, request, form, formset, change):
+        """Comments are written and resolved by the services, never saved directly."""
+        if formset.model is not models.ReviewComment:
+            return super().save_formset(request, form, formset, change)
+        # What the admin's change message and history entry read.
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        for comment_form in formset.forms:
+            if not comment_form.has_changed():
+                continue
+            data = comment_form.cleaned_data
+            if isinstance(comment_form, ReviewCommentResolveForm):
+                if data["resolve"]:
+                    resolved = review_comment_resolve(
+                        comment_id=comment_form.instance.pk, actor=request.user
+                    )
+                    formset.changed_objects.append((resolved, ["resolved"]))
+            else:
+                formset.new_objects.append(
+                    review_comment_add(
+                        review=form.instance,
+                        anchor=data["anchor"],
+                        body=data["body"],
+                        actor=request.user,
+                    )
+                )
+        return None
+
     def review_move(self, request, queryset, action):
-        for review in queryset:
-            if _report(
-                self,
-                request,
-                str(review),
-                lambda r=review: review_transition(
-                    review_id=r.pk, action=action, actor=request.user
-                ),
-            ):
-                self.message_user(request, MOVE_DONE[action] % {"review": review})
+        if action == "request_changes":
+            reason = request.POST.get("reason", "")
+            if request.POST.get("confirm") != "yes" or not reason.strip():
+                return self._request_changes_form(request, queryset)
+        else:
+            reason = ""
+        for review in queryset.select_related("version__definition", "market"):
+            try:
+                moved = review_transition(
+                    review_id=review.pk, action=action, actor=request.user, reason=reason
+                )
+            except DomainError as refused:
+                # The sentence first: the admin capitalises a message's first letter,
+                # which would misspell a task id.
+                self.message_user(
+                    request, f"{refused.message} ({review_name(review)})", messages.ERROR
+                )
+            else:
+                self.message_user(
+                    request,
+                    MOVE_DONE[action]
+                    % {"review": review_name(moved), "state": moved.get_state_display()},
+                    messages.SUCCESS,
+                )
+        return None
+
+    def _request_changes_form(self, request, queryset):
+        """The reviewer says which changes are needed: the request goes with the decision
+        and to the author."""
+        context = {
+            **self.admin_site.each_context(request),
+            "title": capfirst(ACTION_LABELS["request_changes"]),
+            "reviews": [
+                review_name(r) for r in queryset.select_related("version__definition", "market")
+            ],
+            "review_ids": list(queryset.values_list("pk", flat=True)),
+            "reason_missing": request.POST.get("confirm") == "yes",
+            "opts": self.model._meta,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(
+            request, "admin/catalogue/localreview/request_changes.html", context
+        )
 
 
 @admin.register(models.ExposureEntry)

@@ -329,7 +329,8 @@ class LocalReview(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.version} · {self.market_id} · {self.get_state_display()}"
+        # The market by its code, as people name it, never by its key.
+        return f"{self.version} · {self.market.code} · {self.get_state_display()}"
 
 
 class ReviewEvent(DecisionEvent):
@@ -344,6 +345,52 @@ class ReviewEvent(DecisionEvent):
     class Meta(DecisionEvent.Meta):
         verbose_name = _("review event")
         verbose_name_plural = _("review events")
+
+
+class ReviewComment(models.Model):
+    """A remark on a review, anchored to a field of the task version or to a section id.
+
+    Resolving one keeps it in the record, with who resolved it and when: a review's
+    discussion is part of what was approved.
+    """
+
+    review = models.ForeignKey(
+        LocalReview, on_delete=models.CASCADE, related_name="comments", verbose_name=_("review")
+    )
+    anchor = models.CharField(
+        _("anchored to"),
+        max_length=120,
+        help_text=_("A field of the task version (say final_state) or a section id."),
+    )
+    body = models.TextField(_("comment text"))
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("written by"),
+    )
+    created_at = models.DateTimeField(_("written"), auto_now_add=True)
+    resolved_at = models.DateTimeField(_("resolved"), null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("resolved by"),
+    )
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        verbose_name = _("review comment")
+        verbose_name_plural = _("review comments")
+
+    def __str__(self):
+        return f"{self.anchor}: {self.body[:60]}"
+
+    @property
+    def resolved(self):
+        return self.resolved_at is not None
 
 
 class ExposureEntry(models.Model):

@@ -80,6 +80,18 @@ def require_author_for(review, actor):
         )
 
 
+def require_participant_in(review, actor):
+    """Who may discuss a review: a person competent for its market in any role (its
+    author included), or the method lead."""
+    if actor is None or not (
+        actor.is_superuser or _market_code(review) in competent_market_codes(actor)
+    ):
+        raise PermissionRefused(
+            _("Only people with a current competence for %(market)s can comment on this review.")
+            % {"market": _market_code(review)}
+        )
+
+
 def require_reviewer_for(review, actor):
     """Four eyes: a competent reviewer who neither wrote nor edited the revision."""
     code = _market_code(review)

@@ -1,19 +1,28 @@
 """Reads of the catalogue. `task_public_list` is the one door the public goes through."""
 
-from django.db.models import Prefetch, Q
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Prefetch, Q
 from django.utils.translation import gettext
 
+from catalogue.access import holdout_access, visible_tasks
 from catalogue.models import (
     APPLYING,
     ContractClause,
     Lifecycle,
     LocalReview,
     MarketApplicability,
+    ReviewState,
     TaskDefinition,
     TaskFamily,
     TaskSet,
     TaskVersion,
 )
+from catalogue.rules import require_reviewer_for
+from markets.models import CompetenceRole
+from markets.selectors import competent_market_codes
+from mica.errors import PermissionRefused
+
+DECIDING_ROLES = [CompetenceRole.REVIEWER, CompetenceRole.LEAD]
 
 
 def task_applies_in(**market):
@@ -131,3 +140,73 @@ def catalogue_figures(edition):
 def catalogue_frozen(edition):
     """What publishing an edition freezes of the catalogue."""
     return (gettext("tasks in the public catalogue"), len(task_catalogue_snapshot()))
+
+
+# --- Review queues -------------------------------------------------------------------
+
+
+def reviews_visible(user):
+    """Local reviews `user` may see: a holdout task's exist only with the capability."""
+    return LocalReview.objects.filter(visible_tasks(user, "version__definition__task_set"))
+
+
+def _awaiting(user, markets):
+    """In review in a market where `user` may decide, written and edited by others."""
+    edited = TaskVersion.objects.filter(editors=user).values("pk")
+    return (
+        Q(state=ReviewState.IN_REVIEW, market__code__in=markets)
+        & ~Q(author=user)
+        & ~Q(version__in=edited)
+    )
+
+
+def _drafts(user):
+    return Q(author=user, state__in=[ReviewState.DRAFT, ReviewState.CHANGES_REQUESTED])
+
+
+def reviews_awaiting(user):
+    """The four-eyes queue: reviews `user` may approve or send back."""
+    markets = competent_market_codes(user, roles=DECIDING_ROLES)
+    return reviews_visible(user).filter(_awaiting(user, markets))
+
+
+def review_drafts_of(user):
+    """The author's queue: drafts not yet submitted and reviews sent back for changes."""
+    return reviews_visible(user).filter(_drafts(user))
+
+
+def review_queue_counts(user):
+    """Both queues counted in one query (after the one that reads the person's markets)."""
+    markets = competent_market_codes(user, roles=DECIDING_ROLES)
+    return reviews_visible(user).aggregate(
+        awaiting=Count("pk", filter=_awaiting(user, markets)),
+        drafts=Count("pk", filter=_drafts(user)),
+    )
+
+
+def review_deciders(review):
+    """The people who may decide `review` now: staff with a current reviewing competence
+    for its market who pass the four-eyes rule and, for a holdout task, hold the holdout
+    capability. The rule is rules.require_reviewer_for, asked of each candidate."""
+    candidates = (
+        get_user_model()
+        .objects.filter(
+            is_active=True,
+            is_staff=True,
+            market_competences__market=review.market,
+            market_competences__role__in=DECIDING_ROLES,
+        )
+        .distinct()
+        .order_by("pk")
+    )
+    return [person for person in candidates if _may_decide(review, person)]
+
+
+def _may_decide(review, person):
+    if review.version.definition.task_set == TaskSet.HOLDOUT and not holdout_access(person):
+        return False
+    try:
+        require_reviewer_for(review, person)
+    except PermissionRefused:
+        return False
+    return True

@@ -1,19 +1,28 @@
 """Every write to the catalogue: versions, reviews, promotion."""
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from catalogue.access import holdout_access
 from catalogue.models import (
     ClauseKind,
     Lifecycle,
     LocalReview,
+    ReviewComment,
     ReviewState,
     TaskDefinition,
     TaskVersion,
 )
-from catalogue.rules import require_author_for, task_version_hash
+from catalogue.rules import (
+    require_author_for,
+    require_participant_in,
+    task_version_hash,
+)
 from catalogue.workflows import review_transition
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
+from mica.methodology.selectors import edition_current
+from mica.methodology.services import section_id_owner
 from mica.vocabulary import MARKET_ORDER
 
 
@@ -51,6 +60,92 @@ def review_open(*, version, market, actor):
             _("This version already has an open review in %(market)s.") % {"market": market.code}
         ) from clash
     return review
+
+
+# --- Review comments ------------------------------------------------------------
+
+
+# What a comment may be anchored to besides a section id: the parts of a task version a
+# reviewer approves (the keys of rules.task_version_content but the task's identity).
+REVIEW_ANCHOR_FIELDS = (
+    "title",
+    "final_state",
+    "confirmation_boundary",
+    "idempotency",
+    "evidence_requirements",
+    "surface",
+    "termination_class",
+    "declared_complexity",
+    "diagnostic_axes",
+    "locality_conditions",
+    "parameter_schema",
+    "clauses",
+    "applicability",
+)
+
+
+def review_anchor_error(anchor):
+    """Why `anchor` names neither a field of the version nor a section id, or None."""
+    if anchor in REVIEW_ANCHOR_FIELDS:
+        return None
+    edition = edition_current()
+    if edition is not None and section_id_owner(edition, anchor) is not None:
+        return None
+    return _("“%(anchor)s” is neither a field of the task version nor a section id.") % {
+        "anchor": anchor
+    }
+
+
+def _require_visible(review, actor):
+    # A holdout review does not exist for a person without the capability: the same
+    # refusal a missing one gets.
+    if review.version.definition.task_set == "holdout" and not holdout_access(actor):
+        raise PermissionRefused(_("There is no such review."))
+
+
+def review_comment_check(*, review, anchor, body, actor):
+    """Refuse a comment the rules do not allow: who may comment, what it is anchored to."""
+    anchor, body = (anchor or "").strip(), (body or "").strip()
+    _require_visible(review, actor)
+    require_participant_in(review, actor)
+    errors = {}
+    problem = review_anchor_error(anchor)
+    if problem:
+        errors["anchor"] = [problem]
+    if not body:
+        errors["body"] = [_("Write the comment.")]
+    if errors:
+        message = " ".join(m for messages in errors.values() for m in messages)
+        raise ValidationFailed(message, field_errors=errors)
+    return anchor, body
+
+
+def review_comment_add(*, review, anchor, body, actor):
+    """A comment on a review, anchored to a field of the version or a section id."""
+    anchor, body = review_comment_check(review=review, anchor=anchor, body=body, actor=actor)
+    return ReviewComment.objects.create(review=review, anchor=anchor, body=body, author=actor)
+
+
+def review_comment_resolve_check(*, comment, actor):
+    _require_visible(comment.review, actor)
+    require_participant_in(comment.review, actor)
+    if comment.resolved:
+        raise InvalidTransition(_("This comment is already resolved."))
+
+
+def review_comment_resolve(*, comment_id, actor):
+    """Mark a comment resolved; it stays in the record with who resolved it and when."""
+    with transaction.atomic():
+        comment = (
+            ReviewComment.objects.select_for_update()
+            .select_related("review__version__definition", "review__market")
+            .get(pk=comment_id)
+        )
+        review_comment_resolve_check(comment=comment, actor=actor)
+        comment.resolved_at = timezone.now()
+        comment.resolved_by = actor
+        comment.save()
+    return comment
 
 
 # --- Promotion ----------------------------------------------------------------

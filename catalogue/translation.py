@@ -42,4 +42,5 @@ track_history(
     models.TaskVersion,
     models.ContractClause,
     models.MarketApplicability,
+    models.ReviewComment,
 )

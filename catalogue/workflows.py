@@ -6,6 +6,8 @@ from django.utils.translation import gettext_lazy as _lazy
 
 from catalogue.models import LocalReview, ReviewEvent, ReviewState
 from catalogue.rules import require_author_for, require_reviewer_for, task_version_hash
+from catalogue.signals import review_moved
+from mica.errors import ValidationFailed
 from mica.workflows import Move, workflow_move
 
 S = ReviewState
@@ -26,6 +28,9 @@ ACTION_LABELS = {
     "approve": _lazy("approve"),
     "void": _lazy("void"),
 }
+
+# Actions whose reason is the point of the move: "needs changes" says which changes.
+REASON_REQUIRED = {"request_changes"}
 
 
 def _check_actor(review, role, actor):
@@ -53,6 +58,9 @@ def review_transition(*, review_id, action, actor=None, reason=""):
         )
         target = move.target
         role = _check_actor(review, move.role, actor)
+        if action in REASON_REQUIRED and not reason.strip():
+            missing = _("Say which changes are needed: the author reads your request.")
+            raise ValidationFailed(missing, field_errors={"reason": [missing]})
         content_hash = task_version_hash(review.version)
         source = review.state
         review.state = target
@@ -60,7 +68,7 @@ def review_transition(*, review_id, action, actor=None, reason=""):
             review.reviewer = actor
             review.approved_hash = content_hash
         review.save()
-        ReviewEvent.objects.create(
+        event = ReviewEvent.objects.create(
             review=review,
             action=action,
             from_state=source,
@@ -68,6 +76,7 @@ def review_transition(*, review_id, action, actor=None, reason=""):
             actor=actor if getattr(actor, "pk", None) else None,
             role=role,
             content_hash=content_hash,
-            reason=reason,
+            reason=reason.strip(),
         )
+        review_moved.send(sender=LocalReview, review=review, event=event)
     return review

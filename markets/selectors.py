@@ -100,6 +100,14 @@ def competent_market_codes(user, *, roles=None):
     return set(competences.values_list("market__code", flat=True))
 
 
+def competent_roles(user):
+    """The roles (author, reviewer, lead) the user holds a competence valid today in."""
+    if not user.is_authenticated:
+        return set()
+    competences = MarketCompetence.objects.filter(user=user, valid_until__gte=timezone.localdate())
+    return set(competences.values_list("role", flat=True))
+
+
 def situation_index(edition=None):
     """market code -> set of situation ids declared in the edition."""
     edition = edition or edition_current()

@@ -10,6 +10,7 @@ from mica.errors import DomainError
 from submissions import models
 from submissions.challenges import CHALLENGE_TRANSITIONS, challenge_transition
 from submissions.invalidation import attempt_invalidate
+from submissions.selectors import challenges_on_claims_of
 from submissions.system_submissions import SUBMISSION_TRANSITIONS, system_submission_decide
 
 
@@ -150,6 +151,19 @@ class ChallengeDecisionForm(forms.ModelForm):
         fields = []
 
 
+class OnClaimsIOwn(admin.SimpleListFilter):
+    title = _("my work")
+    parameter_name = "mine"
+
+    def lookups(self, request, model_admin):
+        return [("owned", _("Open challenges on claims I own"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "owned":
+            return queryset.filter(pk__in=challenges_on_claims_of(request.user).values("pk"))
+        return queryset
+
+
 class ChallengeEventInline(DecisionEventInline):
     model = models.ChallengeEvent
 
@@ -162,7 +176,7 @@ class ChallengeAdmin(DecisionAdmin):
     transitions = CHALLENGE_TRANSITIONS
     decision_roles = {"editor", "method-lead"}  # withdrawing is the challenger's
     list_display = ("__str__", "challenge_type", "state", "age", "email_confirmed_at")
-    list_filter = ("state", "challenge_type")
+    list_filter = (OnClaimsIOwn, "state", "challenge_type")
     ordering = ("received_at",)
     readonly_fields = (
         "edition",

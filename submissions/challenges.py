@@ -30,7 +30,11 @@ from submissions.models import (
     ChallengeType,
     ScoringMetric,
 )
-from submissions.outbox import notify_editors_of_arrival, notify_state_change
+from submissions.outbox import (
+    notify_claim_owners,
+    notify_editors_of_arrival,
+    notify_state_change,
+)
 from submissions.signals import challenge_accepted
 from submissions.throttle import email_normalised
 
@@ -413,4 +417,6 @@ def challenge_transition(*, challenge_id, action, reason, actor=None, correction
             reason=plain(reason),
         )
         notify_state_change(challenge, plain(reason))
+        if action == "screen":
+            notify_claim_owners(challenge)
     return challenge

@@ -8,6 +8,11 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from catalogue.access import holdout_access
+from catalogue.models import TaskSet
+from catalogue.selectors import review_deciders
+from mica.bilingual import LANGUAGES
+from mica.methodology.models import ChapterItem
 from submissions.models import OutboxMessage, OutboxState
 
 
@@ -69,3 +74,107 @@ def notify_state_change(challenge, reason):
             "link": _challenge_link(challenge),
         }
     notify_challenger(challenge, body)
+
+
+def _bilingual(write):
+    """`write()` -> (subject, body) in English and in Korean, joined: the portal does not
+    know a staff member's language."""
+    parts = []
+    for language in LANGUAGES:
+        with translation.override(language):
+            parts.append(write())
+    subject = " / ".join(subject for subject, _body in parts)
+    return subject, "\n\n----\n\n".join(text for _subject, text in parts)
+
+
+def notify_claim_owners(challenge):
+    """A screened challenge is public and waits for an answer from whoever owns its claim."""
+    owned = ChapterItem.objects.filter(edition=challenge.edition, section_id=challenge.section_id)
+    owners = (
+        get_user_model()
+        .objects.filter(pk__in=owned.values("owner"), is_active=True, is_staff=True)
+        .exclude(email="")
+    )
+    link = settings.SITE_URL + reverse("admin:submissions_challenge_change", args=[challenge.pk])
+
+    def write():
+        names = {"id": challenge.pk, "section": challenge.section_id, "link": link}
+        subject = _("MICA challenge #%(id)s on %(section)s, a claim you own") % names
+        body = (
+            _(
+                "A challenge to %(section)s, a claim you own, is now public and waits for "
+                "an answer.\n%(link)s"
+            )
+            % names
+        )
+        return subject, body
+
+    subject, body = _bilingual(write)
+    for owner in owners:
+        outbox_queue(to=owner.email, subject=subject, body=body)
+
+
+# --- Local review ---------------------------------------------------------------------
+
+# Whom each move of a local review calls on: the people who can take the next step.
+REVIEW_NEXT_STEP = {
+    "submit": "deciders",
+    "request_changes": "author",
+    "approve": "author",
+    "void": "author",
+}
+
+
+def _review_link(review):
+    return settings.SITE_URL + reverse("admin:catalogue_localreview_change", args=[review.pk])
+
+
+def _review_mail(review, event, holdout):
+    """Subject and body in one language. A holdout task is named by nothing of its own
+    (no id, no title, no reviewer's words, which may quote it): its review's number, its
+    market and the link are all a message carries."""
+    names = {
+        "review": review.pk,
+        "market": review.market.code,
+        "task": review.version if not holdout else _("a task of the private holdout"),
+        "state": review.get_state_display(),
+    }
+    subject = _("MICA local review #%(review)s (%(market)s): %(state)s") % names
+    lines = {
+        "submit": _("%(task)s waits for a local review in %(market)s; you can decide it."),
+        "request_changes": _("A reviewer asks for changes to %(task)s in %(market)s."),
+        "approve": _("%(task)s is approved for %(market)s."),
+        "void": _(
+            "The approval of %(task)s in %(market)s was voided by a later edit; "
+            "open a new review when it is ready."
+        ),
+    }
+    body = [lines[event.action] % names]
+    if event.action == "request_changes" and not holdout:
+        body.append(_("The request:") + "\n" + event.reason)
+    body.append(_("The review: %(link)s") % {"link": _review_link(review)})
+    return subject, "\n\n".join(body)
+
+
+def _review_recipients(review, event, holdout):
+    if REVIEW_NEXT_STEP[event.action] == "deciders":
+        people = review_deciders(review)
+    else:
+        people = [review.author]
+    return [
+        person
+        for person in people
+        if person.email and person.is_active and (not holdout or holdout_access(person))
+    ]
+
+
+def notify_review_move(sender, review, event, **kwargs):
+    """Connected to catalogue.signals.review_moved: queue, in the move's transaction, a
+    message to each person who can act next, in English and Korean."""
+    holdout = review.version.definition.task_set == TaskSet.HOLDOUT
+    recipients = _review_recipients(review, event, holdout)
+    if not recipients:
+        return
+    subject, body = _bilingual(lambda: _review_mail(review, event, holdout))
+    for person in recipients:
+        outbox_queue(to=person.email, subject=subject, body=body)

@@ -1,3 +1,6 @@
+from django.db.models import Exists, OuterRef
+
+from mica.methodology.models import ChapterItem
 from submissions.models import (
     PUBLIC_CHALLENGE_STATES,
     Challenge,
@@ -5,6 +8,9 @@ from submissions.models import (
     DataStatus,
     System,
 )
+
+# Challenges waiting for an answer on their claim: made public, not yet decided.
+OPEN_CHALLENGE_STATES = [ChallengeState.SCREENED, ChallengeState.TRIAGED]
 
 
 def challenge_public_list():
@@ -27,9 +33,15 @@ def challenges_on_section(edition, section_id):
 
 def open_challenges(edition):
     """Screened or triaged challenges of an edition: their claims show "under challenge"."""
-    return Challenge.objects.filter(
-        edition=edition, state__in=[ChallengeState.SCREENED, ChallengeState.TRIAGED]
+    return Challenge.objects.filter(edition=edition, state__in=OPEN_CHALLENGE_STATES)
+
+
+def challenges_on_claims_of(user):
+    """Open challenges (screened or triaged) to claims `user` owns, in the challenged edition."""
+    owned = ChapterItem.objects.filter(
+        owner=user, edition=OuterRef("edition"), section_id=OuterRef("section_id")
     )
+    return Challenge.objects.filter(Exists(owned), state__in=OPEN_CHALLENGE_STATES)
 
 
 def submission_figures(edition):

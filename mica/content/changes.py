@@ -25,7 +25,14 @@ logger = logging.getLogger(__name__)
 # The apps whose records the pages and exports are made of.
 WATCHED_APPS = {"methodology", "catalogue", "markets", "governance", "submissions"}
 # Records that change often and never reach a page or an export.
-IGNORED_MODELS = {"outboxmessage", "persondeclaration", "historicaltaskversion"}
+IGNORED_MODELS = {
+    "outboxmessage",
+    "persondeclaration",
+    "historicaltaskversion",
+    # Staff's discussion of a review: no page or export shows it.
+    "reviewcomment",
+    "historicalreviewcomment",
+}
 WRITE_RE = re.compile(
     r'\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM)\s+[`"]?(\w+)', re.IGNORECASE
 )

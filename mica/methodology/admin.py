@@ -7,6 +7,7 @@ from modeltranslation.admin import TranslationAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
 from mica.methodology import models
+from mica.methodology.selectors import claims_korean_stale
 from mica.methodology.services import (
     claim_korean_approve,
     claim_korean_is_approved,
@@ -125,10 +126,23 @@ class ChapterAdmin(DraftOnlyAdmin):
     search_fields = ("section_id", "title_en", "title_ko")
 
 
+class KoreanApproval(admin.SimpleListFilter):
+    title = _("Korean text")
+    parameter_name = "korean"
+
+    def lookups(self, request, model_admin):
+        return [("stale", _("Approved, then edited (stale)"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "stale":
+            return queryset.filter(pk__in=claims_korean_stale())
+        return queryset
+
+
 @admin.register(models.ChapterItem)
 class ChapterItemAdmin(DraftOnlyAdmin):
     list_display = ("section_id", "item_type", "kind", "term", "chapter", "korean_approved")
-    list_filter = ("edition", "item_type", "kind", "chapter")
+    list_filter = (KoreanApproval, "edition", "item_type", "kind", "chapter")
     list_select_related = ("chapter", "edition")
     search_fields = ("section_id", "term_en", "term_ko", "detail_en", "detail_ko")
     readonly_fields = ("korean_approved_by", "korean_approved_at")

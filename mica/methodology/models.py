@@ -197,6 +197,16 @@ class ChapterItem(SectionRecord):
     korean_approved_at = models.DateTimeField(
         _("Korean approved at"), null=True, blank=True, editable=False
     )
+    # Who answers for the claim: challenges to it wait in their queue.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("owner"),
+        help_text=_("The person who answers challenges to this claim."),
+    )
 
     class Meta(SectionRecord.Meta):
         verbose_name = _("claim or item")

@@ -6,6 +6,7 @@ from mica.bilingual import field_pair
 from mica.methodology import models
 from mica.methodology.extensions import corrections_by_section
 from mica.methodology.models import Edition, EditionStatus
+from mica.methodology.services import claim_korean_is_approved
 
 
 def edition_current():
@@ -15,6 +16,17 @@ def edition_current():
         editions.filter(status=EditionStatus.PUBLISHED).first()
         or editions.filter(status=EditionStatus.DRAFT).first()
     )
+
+
+def claims_korean_stale():
+    """Claims of the draft editions whose Korean text was approved, then either side was
+    edited: the approval no longer covers what a reader would see."""
+    approved = (
+        models.ChapterItem.objects.filter(edition__status=EditionStatus.DRAFT)
+        .exclude(korean_approved_digest="")
+        .only("pk", "korean_approved_digest", "term_en", "detail_en", "term_ko", "detail_ko")
+    )
+    return [item.pk for item in approved if not claim_korean_is_approved(item)]
 
 
 def edition_list():

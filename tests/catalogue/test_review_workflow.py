@@ -15,6 +15,8 @@ from tests.support import require
 pytestmark = pytest.mark.django_db
 
 ACTIONS = sorted({action for _state, action in REVIEW_TRANSITIONS})
+# What a reviewer writes when sending a review back ("needs changes" carries its request).
+REQUEST = "Name the Hometax confirmation screen in the final state."
 ROLE_FOR_ACTION = {action: move.role for (_state, action), move in REVIEW_TRANSITIONS.items()}
 
 
@@ -33,13 +35,16 @@ def test_every_pair(kr_review, people, state, action):
     if move is None:
         with pytest.raises(InvalidTransition):
             review_transition(
-                review_id=kr_review.pk, action=action, actor=actor_for(action, people)
+                review_id=kr_review.pk,
+                action=action,
+                actor=actor_for(action, people),
+                reason=REQUEST,
             )
         assert LocalReview.objects.get(pk=kr_review.pk).state == state
         assert not ReviewEvent.objects.exists()
     else:
         moved = review_transition(
-            review_id=kr_review.pk, action=action, actor=actor_for(action, people)
+            review_id=kr_review.pk, action=action, actor=actor_for(action, people), reason=REQUEST
         )
         assert moved.state == expected
         event = ReviewEvent.objects.get()

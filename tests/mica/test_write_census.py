@@ -1510,6 +1510,46 @@ def review_action_case(action, start, user, end):
     return case
 
 
+def case_request_changes(ctx):
+    """A competent reviewer sends a review back, writing the request on the page the
+    action opens.
+
+    Nothing acknowledged is lost: "Changes were requested on …" means the new state and
+    the ReviewEvent carrying the request are committed.
+    """
+    from catalogue.models import LocalReview, ReviewEvent
+
+    review = a_review(ctx, "in-review")
+    browser = ctx.client(competent_reviewer(ctx))
+    asked = run_action(ctx, browser, LocalReview, "request_changes", [review.pk])
+    request = "Name the confirmation screen."
+    data = {**form_of(asked), "reason": request}
+    action_succeeded(browser, browser.post(admin_url(LocalReview, "changelist"), data))
+    committed(ctx, LocalReview.objects.filter(pk=review.pk, state="changes-requested"))
+    committed(ctx, ReviewEvent.objects.filter(review_id=review.pk, reason=request))
+
+
+def case_review_comment(ctx):
+    """A competent reviewer writes a comment on the review's page (the page changes the
+    review itself only through its actions).
+
+    Nothing acknowledged is lost: the redirect after "Save" means the comment, its admin
+    log entry and its history row are committed.
+    """
+    from catalogue.models import LocalReview, ReviewComment
+
+    review = a_review(ctx, "in-review")
+    browser = ctx.client(competent_reviewer(ctx))
+    url = admin_url(LocalReview, "change", review.pk)
+    data = admin_form(browser, url, LocalReview)
+    body = f"Census comment {uuid.uuid4().hex[:8]}"
+    data.update({"comments-2-0-anchor": "final_state", "comments-2-0-body": body})
+    redirected(browser.post(url, data))
+    committed(ctx, ReviewComment.objects.filter(review_id=review.pk, body=body))
+    logged(ctx, LocalReview, review.pk, CHANGE)
+    history_kept(ctx, ReviewComment, ReviewComment.objects.get(body=body).pk, "+")
+
+
 def case_promote(ctx):
     """The method lead promotes a candidate task whose every gap is closed.
 
@@ -2157,10 +2197,6 @@ CHANGE_READ_ONLY = {
     "axes.AccessFailureLog": ("the failed sign-in log is append-only", None),
     "axes.AccessLog": ("the sign-in log is written by django-axes", None),
     "catalogue.ExposureEntry": ("the exposure log is append-only", None),
-    "catalogue.LocalReview": (
-        "a review changes only through its actions (submit, request changes, approve)",
-        lambda ctx: a_review(ctx).pk,
-    ),
     "governance.GateCell": ("gate cells are derived from the attempts by the gate", None),
     "jobs.JobRun": ("a job run is written by its job", None),
     "jobs.WorkerHeartbeat": (
@@ -2191,6 +2227,7 @@ CHANGE_READ_ONLY = {
 }
 
 DECISIONS = {
+    "catalogue.LocalReview": case_review_comment,
     "governance.Appeal": case_appeal_decision,
     "methodology.ChapterItem": case_claim_edit,
     "submissions.Challenge": case_challenge_decision,
@@ -2298,9 +2335,7 @@ CENSUS = {
     ("admin-action", "catalogue.LocalReview:submit"): review_action_case(
         "submit", "draft", competent_author, "in-review"
     ),
-    ("admin-action", "catalogue.LocalReview:request_changes"): review_action_case(
-        "request_changes", "in-review", competent_reviewer, "changes-requested"
-    ),
+    ("admin-action", "catalogue.LocalReview:request_changes"): case_request_changes,
     ("admin-action", "catalogue.LocalReview:approve"): review_action_case(
         "approve", "in-review", competent_reviewer, "approved"
     ),
