@@ -153,7 +153,7 @@ class CorrectionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Correction
-        fields = ["edition", "section_id", "text_en", "text_ko", "decided_on", "challenge"]
+        fields = ["id", "edition", "section_id", "text_en", "text_ko", "decided_on", "challenge"]
 
 
 @extend_schema(

@@ -156,7 +156,9 @@ def atom_entries(document, site_url):
         permalink = f"{site_url}/methodology/claims/{section}/"
         entries.append(
             {
-                "id": f"{permalink}#correction-{decided}",
+                # The correction's own id: two corrections of a claim on one day are two
+                # entries, and a regeneration gives each the id it had.
+                "id": f"{permalink}#correction-{correction['id']}",
                 "title": f"Correction of {section} / {section} 정정",
                 "updated": f"{decided}T00:00:00+00:00",
                 "link": permalink,
