@@ -86,6 +86,11 @@ def disclosure_current():
     )
 
 
+def disclosure_key_taken(key):
+    """Whether the register has a current statement under `key`."""
+    return disclosure_current().filter(key=key).exists()
+
+
 def disclosure_history():
     return DisclosureStatement.objects.filter(superseded_at__isnull=False).order_by(
         "key", "-superseded_at"

@@ -1120,6 +1120,18 @@ ADMIN_ADD = {
         },
         "definition",
     ),
+    "governance.DisclosureStatement": Add(
+        lambda ctx, tag: {
+            "key": f"census-{tag}",
+            "category": "vendor-relationships",
+            **bilingual("title", "Census statement"),
+            **bilingual("statement", "Census statement text."),
+            "basis": "self-declared",
+            "confirmed_on": TODAY,
+            "confirm_every_days": "180",
+        },
+        "key",
+    ),
     "governance.PersonDeclaration": Add(lambda ctx, tag: {"user": a_user(ctx).pk}, "user"),
     "governance.Withdrawal": Add(
         lambda ctx, tag: {
@@ -1454,6 +1466,48 @@ def case_appeal_decision(ctx):
     )
     committed(ctx, Appeal.objects.filter(pk=appeal.pk, state="dismissed"))
     history_kept(ctx, Appeal, appeal.pk, "~")
+
+
+def case_disclosure_change(ctx):
+    """An editor changes a statement of the disclosure register in the admin: a new
+    statement supersedes it, and the old one stays as it was.
+
+    Nothing acknowledged is lost: the redirect after "Save" means the new statement, its
+    link to the old one, the old one's superseded date, the admin log entry and the new
+    statement's history row are committed.
+    """
+    from governance.models import DisclosureStatement
+
+    old = the_first(DisclosureStatement, superseded_at__isnull=True)
+    text = f"{old.statement_en} (census {uuid.uuid4().hex[:6]})"
+    browser = ctx.client(ctx.lead)
+    url = admin_url(DisclosureStatement, "change", old.pk)
+    data = admin_form(browser, url, DisclosureStatement)
+    data.update(statement_en=text, _save="Save")
+    redirected(browser.post(url, data), f"changing disclosure {old.key}")
+    [pk] = committed(
+        ctx, DisclosureStatement.objects.filter(supersedes=old, statement_en=text), text
+    )
+    committed(ctx, DisclosureStatement.objects.filter(pk=old.pk, superseded_at__isnull=False))
+    logged(ctx, DisclosureStatement, pk, CHANGE)
+    history_kept(ctx, DisclosureStatement, pk, "+")
+
+    def restore():
+        DisclosureStatement.objects.filter(pk=pk).delete()
+        DisclosureStatement.objects.filter(pk=old.pk).update(superseded_at=None)
+
+    ctx.later(restore)
+
+
+def _a_statement_revision(ctx):
+    from governance.models import DisclosureStatement
+
+    statement = the_first(DisclosureStatement, superseded_at__isnull=True)
+    revision = statement.history.latest()
+    return reverse(
+        "admin:governance_disclosurestatement_simple_history",
+        args=[statement.pk, revision.history_id],
+    )
 
 
 def case_claim_edit(ctx):
@@ -2192,6 +2246,7 @@ CHANGE_READ_ONLY = {
 
 DECISIONS = {
     "governance.Appeal": case_appeal_decision,
+    "governance.DisclosureStatement": case_disclosure_change,
     "methodology.ChapterItem": case_claim_edit,
     "submissions.Challenge": case_challenge_decision,
     "submissions.SystemSubmission": case_system_submission_decision,
@@ -2205,6 +2260,7 @@ DELETE_NOT_OFFERED = {
     "markets.Market": "market identity facts stay; editions change",
     "submissions.SystemSnapshot": "a snapshot is immutable and referenced by its results",
     "governance.Withdrawal": "a withdrawn figure stays visible as withdrawn",
+    "governance.DisclosureStatement": "the register keeps every statement, superseded ones too",
 }
 
 
@@ -2276,6 +2332,15 @@ def _admin_census():
 
 
 CENSUS = {
+    # The disclosure register keeps a history to read; a change supersedes, never reverts.
+    ("admin-url", "admin:governance_disclosurestatement_simple_history"): ReadOnly(
+        "a statement is never reverted: a change is a new statement superseding it",
+        writes_nothing(posting(_a_statement_revision)),
+    ),
+    ("admin-url", "admin:governance_disclosurestatement_history_compare"): ReadOnly(
+        "compares two revisions",
+        writes_nothing(posting(_compare_page("governance.DisclosureStatement"))),
+    ),
     # Public forms.
     ("form", "submissions:system-new"): case_system_submission_form,
     ("form", "submissions:challenge-new"): case_challenge_form,
