@@ -175,6 +175,9 @@ class DisclosureStatementAdmin(HistoryAdmin, TranslationAdmin):
         "superseded_at",
     )
 
+    class Media:
+        css = {"all": ["mica/admin-accessible.css"]}
+
     @admin.display(boolean=True, description=_("current"))
     def is_current(self, obj):
         return obj.superseded_at is None
