@@ -1,6 +1,7 @@
 """Reads of the methodology: the current edition, its records as the pack's dict, live facts."""
 
 from django.db.models import Prefetch
+from django.utils import timezone
 
 from mica.bilingual import field_pair
 from mica.methodology import models
@@ -195,3 +196,12 @@ def section_record_get(edition, section_id):
         if record is not None:
             return record
     return None
+
+
+def language_competent(user, language):
+    """Whether the user holds a competence in the language valid today."""
+    if not user.is_authenticated:
+        return False
+    return models.LanguageCompetence.objects.filter(
+        user=user, language=language, valid_until__gte=timezone.localdate()
+    ).exists()

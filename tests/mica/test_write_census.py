@@ -1172,6 +1172,15 @@ ADMIN_ADD = {
         },
         "user",
     ),
+    "methodology.LanguageCompetence": Add(
+        lambda ctx, tag: {
+            "user": a_user(ctx, is_staff=True).pk,
+            "language": "ko",
+            "verified_by": ctx.lead.pk,
+            "valid_until": TODAY,
+        },
+        "user",
+    ),
     "markets.MarketEdition": Add(
         lambda ctx, tag: {
             "market": a_market("KR").pk,
@@ -1333,6 +1342,13 @@ ADMIN_CHANGE = {
         ).isoformat(),
     ),
     "markets.MarketEdition": Change(),
+    "methodology.LanguageCompetence": Change(
+        pick=lambda ctx: a_korean_reviewer(ctx).language_competences.get(),
+        field="valid_until",
+        value=lambda ctx, original: (
+            datetime.date.today() + datetime.timedelta(days=30)
+        ).isoformat(),
+    ),
     "markets.PlatformRegistration": Change(
         pick=lambda ctx: _model("markets.PlatformRegistration").objects.create(
             market_edition=a_market_edition_now(ctx), task_family="email-calendar"
@@ -1638,22 +1654,43 @@ def _a_platform(registration):
     return RepresentativePlatform.objects.create(**fields)
 
 
+def a_korean_reviewer(ctx):
+    """Staff with a Korean language competence the lead verified, who may approve claims."""
+    from django.contrib.auth.models import Permission
+
+    from mica.methodology.models import LanguageCompetence
+
+    reviewer = ctx.world.user("census-ko-reviewer", is_staff=True)
+    reviewer.user_permissions.add(*Permission.objects.filter(content_type__app_label="methodology"))
+    LanguageCompetence.objects.get_or_create(
+        user=reviewer,
+        language="ko",
+        defaults={
+            "verified_by": ctx.lead,
+            "valid_until": datetime.date.today() + datetime.timedelta(days=90),
+        },
+    )
+    return reviewer
+
+
 def case_approve_korean(ctx):
-    """The method lead approves a claim's Korean text against its English source.
+    """A reviewer competent in Korean approves a claim's Korean text against its English
+    source.
 
     Nothing acknowledged is lost: "Korean text approved…" means the approval (the
     digest it covers, who and when) is committed.
     """
     from mica.methodology.models import ChapterItem
 
+    reviewer = a_korean_reviewer(ctx)
     claim = the_first(ChapterItem, edition=ctx.edition(), item_type="claim")
     ChapterItem.objects.filter(pk=claim.pk).update(korean_approved_digest="")
-    browser = ctx.client(ctx.lead)
+    browser = ctx.client(reviewer)
     response = run_action(ctx, browser, ChapterItem, "approve_korean", [claim.pk])
     action_succeeded(browser, response)
     committed(
         ctx,
-        ChapterItem.objects.filter(pk=claim.pk, korean_approved_by=ctx.lead).exclude(
+        ChapterItem.objects.filter(pk=claim.pk, korean_approved_by=reviewer).exclude(
             korean_approved_digest=""
         ),
     )
@@ -2173,6 +2210,7 @@ DELETABLE = [
     "markets.MarketCompetence",
     "markets.MarketEdition",
     "markets.PlatformRegistration",
+    "methodology.LanguageCompetence",
     "methodology.Chapter",
     "methodology.ChapterItem",
     "methodology.ContractItem",
