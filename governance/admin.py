@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
 from governance.models import Appeal, DisclosureStatement, GateCell, PersonDeclaration, Withdrawal
-from governance.selectors import disclosure_key_taken
+from governance.selectors import disclosure_current, disclosure_key_taken
 from governance.services import (
     APPEAL_TRANSITIONS,
     STATEMENT_CHANGED_MEANWHILE,
@@ -156,7 +156,6 @@ class DisclosureStatementAdmin(HistoryAdmin, TranslationAdmin):
         "superseded_at",
     )
     list_filter = (DisclosureStanding, "category", "basis")
-    list_select_related = ("supersedes",)
     search_fields = ("key", "title_en", "title_ko", "statement_en", "statement_ko")
     fields = (
         "key",
@@ -201,19 +200,19 @@ class DisclosureStatementAdmin(HistoryAdmin, TranslationAdmin):
         )
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        if request.method == "POST" and object_id:
-            statement = self.get_object(request, object_id)
-            if statement is not None and statement.superseded_at is not None:
-                return self._refused(request, STATEMENT_CHANGED_MEANWHILE, statement.key)
+        statement = self.get_object(request, object_id) if object_id else None
+        key = statement.key if statement is not None else request.POST.get("key")
+        if request.method == "POST" and statement is not None and statement.superseded_at:
+            return self._refused(request, STATEMENT_CHANGED_MEANWHILE, key)
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except DomainError as refused:
-            return self._refused(request, refused.message, request.POST.get("key"))
+            return self._refused(request, refused.message, key)
 
     def _refused(self, request, message, key):
         """Say why, and open the statement now current under the key (the list without one)."""
         self.message_user(request, message, messages.ERROR)
-        current = DisclosureStatement.objects.filter(key=key, superseded_at__isnull=True).first()
+        current = disclosure_current().filter(key=key).first()
         if current is None:
             return HttpResponseRedirect(reverse("admin:governance_disclosurestatement_changelist"))
         return HttpResponseRedirect(
@@ -222,8 +221,7 @@ class DisclosureStatementAdmin(HistoryAdmin, TranslationAdmin):
 
     def save_model(self, request, obj, form, change):
         if not change:
-            values = {name: form.cleaned_data[name] for name in form.cleaned_data}
-            saved = disclosure_add(values=values, actor=request.user)
+            saved = disclosure_add(values=dict(form.cleaned_data), actor=request.user)
         elif form.changed_data:
             saved = disclosure_supersede(
                 key=obj.key,

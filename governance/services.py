@@ -50,7 +50,7 @@ def _statement_save(statement, actor):
         {"amount_min": statement.amount_min, "amount_max": statement.amount_max}
     )
     if errors:
-        raise ValidationFailed(_("The amount band is not complete."), field_errors=errors)
+        raise ValidationFailed(_("The amount band is not valid."), field_errors=errors)
     if actor is not None:
         statement._history_user = actor  # simple-history: who made this revision
     statement.save()

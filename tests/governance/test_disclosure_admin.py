@@ -199,3 +199,15 @@ def test_the_disclosure_api_runs_a_constant_number_of_queries(
         disclosure_supersede(key="funding", changes={"statement_en": f"Revision {n}."})
     with django_assert_num_queries(len(before.captured_queries)):
         client.get("/api/v1/disclosures/")
+
+
+def test_the_service_refuses_half_a_band_and_writes_nothing(canonical_content, funding):
+    """Nothing half-written: the old statement stays current when the new one is refused."""
+    from mica.errors import ValidationFailed
+
+    before = DisclosureStatement.objects.count()
+    with pytest.raises(ValidationFailed) as refused:
+        disclosure_supersede(key="funding", changes={"amount_min": Decimal("5")})
+    assert "amount_max" in refused.value.field_errors
+    assert DisclosureStatement.objects.count() == before
+    assert disclosure_current().get(key="funding").pk == funding.pk
