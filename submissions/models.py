@@ -421,7 +421,7 @@ class Challenge(models.Model):
 
     @property
     def recompute_verdict(self):
-        """ "reproduced" or "differs" once the portal has recomputed the figure, else None."""
+        """What the portal's recompute found ("reproduced" or "differs"); None before it."""
         if not self.recompute:
             return None
         if self.recompute.get("reproduced"):

@@ -59,13 +59,13 @@ def test_a_disclosure_changed_in_the_admin_reaches_the_page_and_the_api(page, si
     current = page.locator("section[aria-labelledby=d-funding]").inner_text()
     assert NEW_TEXT in current and "USD 10000–50000 / year" in current
     page.click("details summary")
-    earlier = page.locator(f"#d-funding-{old.pk}").inner_text()
+    earlier = page.locator(f"#statement-{old.pk}").inner_text()
     assert old.statement_en[:60] in earlier and NEW_TEXT not in earlier
     assert_accessible(page)
 
     page.goto(f"{site}/ko/governance/")
     page.click("details summary")
-    assert old.statement_ko[:30] in page.locator(f"#d-funding-{old.pk}").inner_text()
+    assert old.statement_ko[:30] in page.locator(f"#statement-{old.pk}").inner_text()
     assert_accessible(page)
 
     rows = json.loads(page.request.get(f"{site}/api/v1/disclosures/").text())

@@ -170,7 +170,7 @@ def test_the_public_history_shows_the_whole_superseded_entry(client, canonical_c
         changes={"statement_en": "Now fully disclosed.", "amount_min": None, "amount_max": None},
     ).supersedes
     page = client.get(f"{prefix}/governance/").text
-    start = page.index(f'id="d-funding-{old.pk}"')
+    start = page.index(f'id="statement-{old.pk}"')
     entry = page[start : page.index("</li>", start)]
     assert "USD 1000–5000 / year" in entry
     assert "2026-11-02" in entry
