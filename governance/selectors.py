@@ -86,6 +86,11 @@ def disclosure_current():
     )
 
 
+def disclosure_key_taken(key):
+    """Whether the register has a current statement under `key`."""
+    return disclosure_current().filter(key=key).exists()
+
+
 def disclosure_history():
     return DisclosureStatement.objects.filter(superseded_at__isnull=False).order_by(
         "key", "-superseded_at"
@@ -112,13 +117,19 @@ def declares_holdout_access(user):
 
 
 def declaration_blocks_review(user, version):
-    """Why this person may not approve this task version, or None."""
+    """Why this person may not approve this task version, or None.
+
+    A conflict is with a system, and the system was evaluated on the task: an attempt
+    on any version of it (an earlier one included) bars reviewing every version."""
     declaration = PersonDeclaration.objects.filter(user=user).first()
     if declaration is None:
         return None
     if declaration.holdout_access and declaration.affiliated_systems.exists():
         return "holdout-access"
     conflicted = declaration.conflicted_systems.all()
-    if Attempt.objects.filter(task_version=version, snapshot__system__in=conflicted).exists():
+    evaluated = Attempt.objects.filter(
+        task_version__definition_id=version.definition_id, snapshot__system__in=conflicted
+    )
+    if evaluated.exists():
         return "declared-conflict"
     return None

@@ -1,9 +1,11 @@
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from governance.models import Appeal, AppealEvent, AppealState, Correction, DisclosureStatement
-from mica.errors import PermissionRefused, ValidationFailed
+from governance.selectors import disclosure_key_taken
+from mica.errors import Conflict, PermissionRefused, ValidationFailed
 from mica.text import plain
 from mica.workflows import Move, workflow_move
 from submissions.models import FINAL_CHALLENGE_STATES
@@ -26,21 +28,72 @@ def correction_record(*, challenge, text_en, text_ko):
     )
 
 
-def disclosure_supersede(*, key, changes):
-    """A changed statement is a new one superseding the current; the old stays as history."""
+# What a new statement never copies from the one it supersedes: its identity and dates, and
+# the base columns of the translated texts (modeltranslation's copy of one language, which
+# would overwrite the changed English or Korean column it mirrors).
+_NOT_CARRIED = {"id", "supersedes", "superseded_at", "created_at", "title", "statement"}
+
+
+def disclosure_amount_band_errors(values):
+    """{field: [message]} for an amount band given by half, or running backwards."""
+    low, high = values.get("amount_min"), values.get("amount_max")
+    if (low is None) != (high is None):
+        missing = "amount_max" if high is None else "amount_min"
+        return {missing: [_("An amount band needs both its lower and its upper bound.")]}
+    if low is not None and low > high:
+        return {"amount_max": [_("The upper bound of the band is below its lower bound.")]}
+    return {}
+
+
+def _statement_save(statement, actor):
+    errors = disclosure_amount_band_errors(
+        {"amount_min": statement.amount_min, "amount_max": statement.amount_max}
+    )
+    if errors:
+        raise ValidationFailed(_("The amount band is not valid."), field_errors=errors)
+    if actor is not None:
+        statement._history_user = actor  # simple-history: who made this revision
+    statement.save()
+    return statement
+
+
+def disclosure_add(*, values, actor=None):
+    """The first statement of a new key in the register."""
+    with transaction.atomic():
+        if disclosure_key_taken(values.get("key")):
+            raise ValidationFailed(
+                _("The register already has a current statement under this key: change it."),
+                field_errors={"key": [_("This key is taken.")]},
+            )
+        return _statement_save(DisclosureStatement(**values), actor)
+
+
+STATEMENT_CHANGED_MEANWHILE = gettext_lazy(
+    "This statement was changed by someone else meanwhile; "
+    "here is the current one: make your change to it."
+)
+
+
+def disclosure_supersede(*, key, changes, actor=None, superseding=None):
+    """A changed statement is a new one superseding the current; the old stays as history.
+
+    `superseding`, the id of the statement the change was made to, refuses a change made
+    to a statement someone else superseded meanwhile (theirs would be lost silently)."""
     with transaction.atomic():
         current = DisclosureStatement.objects.select_for_update().get(
             key=key, superseded_at__isnull=True
         )
+        if superseding is not None and current.pk != superseding:
+            raise Conflict(STATEMENT_CHANGED_MEANWHILE)
         fields = {
             f.attname: getattr(current, f.attname)
             for f in current._meta.concrete_fields
-            if f.name not in ("id", "supersedes", "superseded_at", "created_at")
+            if f.name not in _NOT_CARRIED
         }
         fields.update(changes)
         current.superseded_at = timezone.now()
         current.save(update_fields=["superseded_at"])
-        return DisclosureStatement.objects.create(**fields, supersedes=current)
+        return _statement_save(DisclosureStatement(**fields, supersedes=current), actor)
 
 
 def appeal_file(*, challenge, grounds):

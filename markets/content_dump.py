@@ -11,6 +11,7 @@ from pathlib import Path
 from django.utils.translation import gettext as _
 
 from markets.models import (
+    DATA_STATEMENT_FIELDS,
     DATASHEET_FIELDS,
     Datasheet,
     DataStatement,
@@ -27,7 +28,6 @@ from mica.vocabulary import TaskFamily
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SECTIONS = ("edition", "hazards", "local_changes", "situations", "platforms")
-STATEMENT_FIELDS = ("language_variety", "region", "channel_and_register", "reviewer_context")
 
 
 def _situation(situation):
@@ -129,7 +129,9 @@ def _market(market, market_edition):
         ],
         "platforms": _platforms(market_edition),
         "datasheet": {name: field_pair(sheet, name, Folded) for name in DATASHEET_FIELDS},
-        "data_statement": {name: field_pair(statement, name, Folded) for name in STATEMENT_FIELDS},
+        "data_statement": {
+            name: field_pair(statement, name, Folded) for name in DATA_STATEMENT_FIELDS
+        },
     }
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 from django.utils.translation import gettext as _
 
 from markets.models import (
+    DATA_STATEMENT_FIELDS,
     DATASHEET_FIELDS,
     Datasheet,
     DataStatement,
@@ -171,12 +172,11 @@ def _load_edition(canonical, market, data, edition):
         {"market_edition": market_edition},
         texts(data["datasheet"], *DATASHEET_FIELDS),
     )
-    statement_fields = ("language_variety", "region", "channel_and_register", "reviewer_context")
     canonical.record(
         DataStatement,
         key,
         {"market_edition": market_edition},
-        texts(data["data_statement"], *statement_fields),
+        texts(data["data_statement"], *DATA_STATEMENT_FIELDS),
     )
     return market_edition
 

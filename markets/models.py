@@ -337,6 +337,10 @@ class Datasheet(models.Model):
         return str(self.market_edition)
 
 
+# The data statement's texts, in the order a market page and the content file give them.
+DATA_STATEMENT_FIELDS = ("language_variety", "region", "channel_and_register", "reviewer_context")
+
+
 class DataStatement(models.Model):
     """Language variety, region, channel and reviewer context, by role only."""
 

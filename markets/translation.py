@@ -54,7 +54,7 @@ class DatasheetTranslation(TranslationOptions):
 
 @register(models.DataStatement)
 class DataStatementTranslation(TranslationOptions):
-    fields = ("language_variety", "region", "channel_and_register", "reviewer_context")
+    fields = models.DATA_STATEMENT_FIELDS
     required_languages = LANGUAGES
 
 

@@ -328,6 +328,23 @@ class ScoringMetric(models.TextChoices):
     P95_LATENCY = "p95-latency", _("p95 latency")
 
 
+# The precision a page states each figure at, as the results pages state a cell's: accuracy
+# (a proportion) to three decimals, seconds to one, USD to four. JSON keeps every digit.
+STATED_DECIMALS = {
+    ScoringMetric.ACCURACY: 3,
+    ScoringMetric.COST_PER_SUCCESS: 4,
+    ScoringMetric.P50_LATENCY: 1,
+    ScoringMetric.P95_LATENCY: 1,
+}
+
+
+class RecomputeVerdict(models.TextChoices):
+    """What the portal's own recompute of a scoring challenge found."""
+
+    REPRODUCED = "reproduced", _("Reproduced")
+    DIFFERS = "differs", _("Differs")
+
+
 class ChallengeState(models.TextChoices):
     RECEIVED = "received", _("Received")
     SCREENED = "screened", _("Screened")
@@ -401,6 +418,24 @@ class Challenge(models.Model):
     @property
     def recompute_metric_label(self):
         return label_for(ScoringMetric, (self.recompute or {}).get("metric", ""))
+
+    @property
+    def recompute_verdict(self):
+        """What the portal's recompute found ("reproduced" or "differs"); None before it."""
+        if not self.recompute:
+            return None
+        if self.recompute.get("reproduced"):
+            return RecomputeVerdict.REPRODUCED
+        return RecomputeVerdict.DIFFERS
+
+    @property
+    def recompute_verdict_label(self):
+        return label_for(RecomputeVerdict, self.recompute_verdict or "")
+
+    @property
+    def recompute_decimals(self):
+        """The decimals the recomputed figure is stated at on a page."""
+        return STATED_DECIMALS[self.recompute["metric"]]
 
 
 # The reasons the portal writes itself: stored in English, shown in the reader's language.

@@ -75,6 +75,19 @@ def grant(user, code, role, verified_by, days=90):
     )
 
 
+def grant_language(user, language, verified_by, days=90):
+    """Give `user` a competence in `language` (a translation reviewer's), verified by
+    `verified_by`."""
+    from mica.methodology.models import LanguageCompetence
+
+    return LanguageCompetence.objects.create(
+        user=user,
+        language=language,
+        verified_by=verified_by,
+        valid_until=datetime.date.today() + datetime.timedelta(days=days),
+    )
+
+
 class SystemFactory(DjangoModelFactory):
     class Meta:
         model = System

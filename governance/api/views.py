@@ -1,3 +1,4 @@
+from django.db.models import F
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
@@ -77,11 +78,14 @@ class _BilingualList(generics.ListAPIView):
 
 class DisclosureSerializer(serializers.ModelSerializer):
     stale = serializers.SerializerMethodField()
-    supersedes = serializers.SerializerMethodField()
+    # A statement's predecessor and successor in the register, by id.
+    supersedes = serializers.IntegerField(source="supersedes_id", allow_null=True)
+    superseded_by = serializers.SerializerMethodField()
 
     class Meta:
         model = DisclosureStatement
         fields = [
+            "id",
             "key",
             "category",
             "title_en",
@@ -99,13 +103,15 @@ class DisclosureSerializer(serializers.ModelSerializer):
             "created_at",
             "superseded_at",
             "supersedes",
+            "superseded_by",
         ]
 
     def get_stale(self, obj) -> bool:
         return is_stale(obj)
 
-    def get_supersedes(self, obj) -> str | None:
-        return obj.supersedes.created_at.isoformat() if obj.supersedes_id else None
+    def get_superseded_by(self, obj) -> int | None:
+        successor = getattr(obj, "superseded_by", None)
+        return successor.pk if successor is not None else None
 
 
 @extend_schema(
@@ -117,8 +123,9 @@ class DisclosureList(_BilingualList):
     serializer_class = DisclosureSerializer
 
     def get_queryset(self):
-        return DisclosureStatement.objects.select_related("supersedes").order_by(
-            "superseded_at", "category", "key"
+        # Current statements (no superseded date) first, in every database's NULL order.
+        return DisclosureStatement.objects.select_related("superseded_by").order_by(
+            F("superseded_at").asc(nulls_first=True), "category", "key"
         )
 
 
@@ -153,7 +160,7 @@ class CorrectionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Correction
-        fields = ["edition", "section_id", "text_en", "text_ko", "decided_on", "challenge"]
+        fields = ["id", "edition", "section_id", "text_en", "text_ko", "decided_on", "challenge"]
 
 
 @extend_schema(

@@ -1,6 +1,9 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from markets.models import (
+    DATA_STATEMENT_FIELDS,
+    DATASHEET_FIELDS,
     Hazard,
     IntegrationSituation,
     LocalChange,
@@ -8,8 +11,9 @@ from markets.models import (
     PlatformRegistration,
     RepresentativePlatform,
 )
+from markets.presenters import datasheet_text
 from markets.services import coverage_audit
-from mica.bilingual import field_columns
+from mica.bilingual import LANGUAGES, field_columns
 from mica.vocabulary import EvidenceType, RecoveryCondition, Surface, TaskFamily
 
 
@@ -98,6 +102,46 @@ class CoverageSerializer(serializers.Serializer):
     gaps = serializers.ListField(child=serializers.CharField())
 
 
+def _texts_serializer(name, doc, fields):
+    """A read-only serializer of `fields` in both languages (motivation_en, motivation_ko…),
+    declared so that the API schema names every column."""
+    columns = {column: serializers.CharField() for column in field_columns(*fields)}
+    return type(name, (serializers.Serializer,), {"__doc__": doc, **columns})
+
+
+DatasheetSerializer = _texts_serializer(
+    "DatasheetSerializer",
+    "A market edition's datasheet, each count filled in from the records as the page shows it.",
+    DATASHEET_FIELDS,
+)
+DataStatementSerializer = _texts_serializer(
+    "DataStatementSerializer",
+    "Language variety, region, channel and reviewer context, by role only.",
+    DATA_STATEMENT_FIELDS,
+)
+
+
+def datasheet_json(market_edition):
+    """The datasheet as the market page shows it, in both languages; None without one."""
+    sheet = getattr(market_edition, "datasheet", None)
+    if sheet is None:
+        return None
+    return {
+        f"{name}_{lang}": datasheet_text(market_edition, getattr(sheet, f"{name}_{lang}"))
+        for name in DATASHEET_FIELDS
+        for lang in LANGUAGES
+    }
+
+
+def data_statement_json(market_edition):
+    statement = getattr(market_edition, "data_statement", None)
+    if statement is None:
+        return None
+    return {
+        column: getattr(statement, column) or "" for column in field_columns(*DATA_STATEMENT_FIELDS)
+    }
+
+
 class MarketEditionSummarySerializer(serializers.ModelSerializer):
     """A market with its current edition's profile: what the list shows."""
 
@@ -113,6 +157,8 @@ class MarketEditionSummarySerializer(serializers.ModelSerializer):
     edition = serializers.CharField(source="edition.slug")
     coverage = serializers.SerializerMethodField()
     situations = serializers.SerializerMethodField()
+    datasheet = serializers.SerializerMethodField()
+    data_statement = serializers.SerializerMethodField()
 
     class Meta:
         model = MarketEdition
@@ -130,6 +176,8 @@ class MarketEditionSummarySerializer(serializers.ModelSerializer):
             *field_columns("edition_note", "profile_summary"),
             "coverage",
             "situations",
+            "datasheet",
+            "data_statement",
         ]
 
     def _situations(self, obj):
@@ -142,6 +190,14 @@ class MarketEditionSummarySerializer(serializers.ModelSerializer):
 
     def get_situations(self, obj) -> SituationSerializer(many=True):
         return SituationSerializer(self._situations(obj), many=True).data
+
+    @extend_schema_field(DatasheetSerializer(allow_null=True))
+    def get_datasheet(self, obj):
+        return datasheet_json(obj)
+
+    @extend_schema_field(DataStatementSerializer(allow_null=True))
+    def get_data_statement(self, obj):
+        return data_statement_json(obj)
 
 
 class MarketEditionDetailSerializer(MarketEditionSummarySerializer):

@@ -14,6 +14,7 @@ from markets.api.serializers import MarketEditionDetailSerializer
 from markets.selectors import market_edition_list
 from mica.bilingual import LANGUAGES
 from mica.methodology.facts import live_facts
+from submissions.api.challenge_views import challenge_recompute_json
 from submissions.selectors import challenge_public_list
 
 # One CSV row per cell: the API's cell fields, less the nested ones (sentences, per-task scores).
@@ -99,7 +100,8 @@ def gate_csv_rows():
 
 
 def challenge_decisions():
-    """Every public decision on a challenge: the role that decided, never the person."""
+    """Every public decision on a challenge: the role that decided, never the person, and
+    for a scoring challenge the portal's recompute with its verdict."""
     decisions = []
     for challenge in challenge_public_list().order_by("pk"):
         for event in challenge.events.all():
@@ -115,6 +117,7 @@ def challenge_decisions():
                     "role": event.role,
                     "reason": event.reason,
                     "at": event.at.isoformat(),
+                    "recompute": challenge_recompute_json(challenge),
                 }
             )
     return decisions
@@ -156,7 +159,9 @@ def atom_entries(document, site_url):
         permalink = f"{site_url}/methodology/claims/{section}/"
         entries.append(
             {
-                "id": f"{permalink}#correction-{decided}",
+                # The correction's own id: two corrections of a claim on one day are two
+                # entries, and a regeneration gives each the id it had.
+                "id": f"{permalink}#correction-{correction['id']}",
                 "title": f"Correction of {section} / {section} 정정",
                 "updated": f"{decided}T00:00:00+00:00",
                 "link": permalink,

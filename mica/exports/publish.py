@@ -70,15 +70,16 @@ def _write_files(build, context, progress):
 
 
 def _check_corrections_parity(build):
-    """The corrections file lists exactly the corrections on record, none more, none less."""
+    """The corrections file lists exactly the corrections on record, none more, none less,
+    and the feed has an entry of each (two corrections of one claim are two entries)."""
     written = json.loads((build / CORRECTIONS_JSON).read_text(encoding="utf-8"))
-    on_record = {(c.edition.slug, c.section_id) for c in correction_log()}
-    exported = {(c["edition"], c["section_id"]) for c in written["corrections"]}
+    on_record = {c.pk: (c.edition.slug, c.section_id) for c in correction_log()}
+    exported = {c["id"]: (c["edition"], c["section_id"]) for c in written["corrections"]}
     if on_record != exported:
         raise ExportRefused(_("The corrections export does not match the corrections on record."))
     atom_text = (build / "mica-corrections.atom").read_text(encoding="utf-8")
-    for _edition, section_id in on_record:
-        if section_id not in atom_text:
+    for pk, (_edition, section_id) in on_record.items():
+        if f"/{section_id}/#correction-{pk}</id>" not in atom_text:
             raise ExportRefused(
                 lazy_format(_("The Atom feed lacks the correction of %(id)s."), id=section_id)
             )

@@ -93,6 +93,7 @@ def _croissant(fh, context):
             edition=context.edition,
             site_url=context.site_url,
             files=files,
+            markets=documents.markets_document(context.edition)["markets"],
         ),
     )
 

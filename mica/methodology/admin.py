@@ -7,10 +7,9 @@ from modeltranslation.admin import TranslationAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
 from mica.methodology import models
-from mica.methodology.selectors import claims_korean_stale
+from mica.methodology.selectors import claim_korean_is_approved, claims_korean_stale
 from mica.methodology.services import (
     claim_korean_approve,
-    claim_korean_is_approved,
     edition_publication_preview,
     edition_publish,
     edition_start_draft,
@@ -152,7 +151,12 @@ class ChapterItemAdmin(DraftOnlyAdmin):
     def korean_approved(self, obj):
         return claim_korean_is_approved(obj)
 
-    @admin.action(description=_("Approve the Korean text against the current English source"))
+    @admin.action(
+        description=_(
+            "Approve the Korean text against the current English source "
+            "(a reviewer competent in Korean who edited neither)"
+        )
+    )
     def approve_korean(self, request, queryset):
         approved = 0
         for item in queryset.select_related("edition"):
@@ -206,3 +210,18 @@ class PolicyLineAdmin(DraftOnlyAdmin):
 @admin.register(models.ReadingKind)
 class ReadingKindAdmin(DraftOnlyAdmin):
     list_display = ("kind", "label", "section_id")
+
+
+@admin.register(models.LanguageCompetence)
+class LanguageCompetenceAdmin(admin.ModelAdmin):
+    """Who may review a translation into a language: granted by the method lead."""
+
+    list_display = ("user", "language", "verified_by", "valid_until")
+    list_filter = ("language",)
+    list_select_related = ("user", "verified_by")
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser

@@ -11,7 +11,8 @@ from mica.content.loading import read_yaml, texts, translated
 from mica.errors import ValidationFailed
 from mica.methodology import models
 from mica.methodology.pack import load_pack_content, validate_content
-from mica.methodology.services import claim_text_digest, section_problems
+from mica.methodology.selectors import claim_text_digest
+from mica.methodology.services import section_problems
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 

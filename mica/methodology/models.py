@@ -384,3 +384,41 @@ SECTION_MODELS = [
     ContractItem,
     PolicyLine,
 ]
+
+
+class LanguageCompetence(models.Model):
+    """Who may review a translation into a language, verified by someone else, until a date
+    (the pattern of markets.MarketCompetence: a reviewer's claim to read the language as a
+    local reader does is checked by another person and lapses)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="language_competences",
+        verbose_name=_("user"),
+    )
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("verified by"),
+    )
+    valid_until = models.DateField(_("valid until"))
+
+    class Meta:
+        ordering = ["language", "user"]
+        verbose_name = _("language competence")
+        verbose_name_plural = _("language competences")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "language"], name="one_competence_per_language"
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(user=models.F("verified_by")),
+                name="language_competence_not_self_verified",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} · {self.get_language_display()}"

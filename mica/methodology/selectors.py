@@ -1,12 +1,14 @@
 """Reads of the methodology: the current edition, its records as the pack's dict, live facts."""
 
+import hashlib
+
 from django.db.models import Prefetch
+from django.utils import timezone
 
 from mica.bilingual import field_pair
 from mica.methodology import models
 from mica.methodology.extensions import corrections_by_section
 from mica.methodology.models import Edition, EditionStatus
-from mica.methodology.services import claim_korean_is_approved
 
 
 def edition_current():
@@ -16,6 +18,20 @@ def edition_current():
         editions.filter(status=EditionStatus.PUBLISHED).first()
         or editions.filter(status=EditionStatus.DRAFT).first()
     )
+
+
+def claim_text_digest(term_en, detail_en, term_ko, detail_ko):
+    """SHA-256 of a claim's English source and Korean text together."""
+    joined = "\x1f".join([term_en or "", detail_en or "", term_ko or "", detail_ko or ""])
+    return hashlib.sha256(joined.encode()).hexdigest()
+
+
+def claim_digest(item):
+    return claim_text_digest(item.term_en, item.detail_en, item.term_ko, item.detail_ko)
+
+
+def claim_korean_is_approved(item):
+    return bool(item.korean_approved_digest) and item.korean_approved_digest == claim_digest(item)
 
 
 def claims_korean_stale():
@@ -207,3 +223,12 @@ def section_record_get(edition, section_id):
         if record is not None:
             return record
     return None
+
+
+def language_competent(user, language):
+    """Whether the user holds a competence in the language valid today."""
+    if not user.is_authenticated:
+        return False
+    return models.LanguageCompetence.objects.filter(
+        user=user, language=language, valid_until__gte=timezone.localdate()
+    ).exists()

@@ -1,7 +1,5 @@
 """Writes and rules of the methodology records."""
 
-import hashlib
-
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -17,6 +15,7 @@ from mica.methodology.extensions import (
     publication_checks_registered,
 )
 from mica.methodology.pack import CONDITIONS, PLACEHOLDERS, unknown_placeholders
+from mica.methodology.selectors import claim_digest, claim_korean_is_approved, language_competent
 
 
 def require_draft(edition):
@@ -148,32 +147,94 @@ def section_problems(edition):
 # --- Korean approval -----------------------------------------------------------------
 
 
-def claim_text_digest(term_en, detail_en, term_ko, detail_ko):
-    """SHA-256 of a claim's English source and Korean text together."""
-    joined = "\x1f".join([term_en or "", detail_en or "", term_ko or "", detail_ko or ""])
-    return hashlib.sha256(joined.encode()).hexdigest()
+# The texts of a claim each side of a translation: the English source, the Korean text.
+SOURCE_FIELDS = ("term_en", "detail_en")
+TRANSLATION_FIELDS = ("term_ko", "detail_ko")
 
 
-def _claim_digest(item):
-    return claim_text_digest(item.term_en, item.detail_en, item.term_ko, item.detail_ko)
+def last_editors(revisions):
+    """(last editor of the English source, last editor of the Korean text) of one claim,
+    from its revisions oldest first: the person who saved the revision where that text
+    last changed (None where nobody signed in saved it, as a content load does)."""
+    source_editor = translation_editor = None
+    before = None
+    for revision in revisions:
+        if before is None or _texts(revision, SOURCE_FIELDS) != _texts(before, SOURCE_FIELDS):
+            source_editor = revision.history_user_id
+        if before is None or _texts(revision, TRANSLATION_FIELDS) != _texts(
+            before, TRANSLATION_FIELDS
+        ):
+            translation_editor = revision.history_user_id
+        before = revision
+    return source_editor, translation_editor
 
 
-def claim_korean_is_approved(item):
-    return bool(item.korean_approved_digest) and item.korean_approved_digest == _claim_digest(item)
+def _texts(record, fields):
+    return tuple(getattr(record, field) or "" for field in fields)
+
+
+def claim_last_editors(item):
+    """The last editors of a claim's English source and Korean text (one query)."""
+    return last_editors(item.history.order_by("history_date", "history_id"))
+
+
+def require_translation_reviewer(item, actor):
+    """Four eyes on a translation: a reviewer competent in Korean who neither last edited
+    the English source nor the Korean text under review."""
+    if actor is None or not language_competent(actor, "ko"):
+        raise PermissionRefused(
+            _("Only a reviewer with a current Korean language competence approves a translation.")
+        )
+    source_editor, translation_editor = claim_last_editors(item)
+    if actor.pk == source_editor:
+        raise PermissionRefused(
+            _("Nobody reviews their own work: you last edited the English source of %(id)s.")
+            % {"id": item.section_id}
+        )
+    if actor.pk == translation_editor:
+        raise PermissionRefused(
+            _("Nobody reviews their own work: you last edited the Korean text of %(id)s.")
+            % {"id": item.section_id}
+        )
 
 
 def claim_korean_approve(*, item, actor):
-    """Record that `actor` approved the Korean text against the current English source."""
+    """Record that `actor` reviewed the Korean text against the current English source and
+    approved it: the digest of both texts, who and when."""
     require_draft(item.edition)
     if not (item.term_ko and item.detail_ko):
         raise ValidationFailed(
             _("Claim %(id)s has no Korean text to approve.") % {"id": item.section_id}
         )
-    item.korean_approved_digest = _claim_digest(item)
+    require_translation_reviewer(item, actor)
+    item.korean_approved_digest = claim_digest(item)
     item.korean_approved_by = actor
     item.korean_approved_at = timezone.now()
     item.save(update_fields=["korean_approved_digest", "korean_approved_by", "korean_approved_at"])
     return item
+
+
+def self_approved_claims(edition):
+    """Section ids of the edition's claims whose Korean approval in force was given by the
+    last editor of the English source or of the Korean text (one query for the history)."""
+    items = {
+        item.pk: item
+        for item in models.ChapterItem.objects.filter(edition=edition).exclude(
+            korean_approved_by=None
+        )
+        if claim_korean_is_approved(item)
+    }
+    revisions = {}
+    history = models.ChapterItem.history.filter(id__in=list(items)).order_by(
+        "history_date", "history_id"
+    )
+    for revision in history:
+        revisions.setdefault(revision.id, []).append(revision)
+    return sorted(
+        item.section_id
+        for pk, item in items.items()
+        if item.korean_approved_by_id in last_editors(revisions.get(pk, []))
+    )
 
 
 # --- Editions -----------------------------------------------------------------------
@@ -257,6 +318,14 @@ def edition_publication_refusals(edition):
                 _("The Korean text of claim %(id)s is not approved for its current English source.")
                 % {"id": item.section_id}
             )
+    for section_id in self_approved_claims(edition):
+        refusals.append(
+            _(
+                "The Korean text of claim %(id)s was approved by the person who last edited "
+                "it or its English source: another reviewer must approve it."
+            )
+            % {"id": section_id}
+        )
     # Corrections incorporated, the gate's dry run: checked by the apps that own them.
     for check in publication_checks_registered():
         refusals.extend(check(edition))

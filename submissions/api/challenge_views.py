@@ -12,6 +12,14 @@ from submissions.system_submissions import SystemSubmissionSerializer, system_su
 from submissions.throttle import intake_allowed
 
 
+def challenge_recompute_json(challenge):
+    """The portal's recompute with its verdict ("reproduced" or "differs"), every digit
+    kept; None for a challenge that is not (or not yet) recomputed."""
+    if not challenge.recompute:
+        return None
+    return {**challenge.recompute, "verdict": challenge.recompute_verdict}
+
+
 def challenge_json(challenge):
     return {
         "id": challenge.pk,
@@ -22,7 +30,7 @@ def challenge_json(challenge):
         "what_is_wrong": challenge.what_is_wrong,
         "proposed_replacement": challenge.proposed_replacement,
         "evidence": challenge.evidence,
-        "recompute": challenge.recompute,
+        "recompute": challenge_recompute_json(challenge),
         "public_name": challenge.public_name or None,
         "received_at": challenge.received_at,
         "decisions": [

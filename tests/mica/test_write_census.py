@@ -1120,6 +1120,18 @@ ADMIN_ADD = {
         },
         "definition",
     ),
+    "governance.DisclosureStatement": Add(
+        lambda ctx, tag: {
+            "key": f"census-{tag}",
+            "category": "vendor-relationships",
+            **bilingual("title", "Census statement"),
+            **bilingual("statement", "Census statement text."),
+            "basis": "self-declared",
+            "confirmed_on": TODAY,
+            "confirm_every_days": "180",
+        },
+        "key",
+    ),
     "governance.PersonDeclaration": Add(lambda ctx, tag: {"user": a_user(ctx).pk}, "user"),
     "governance.Withdrawal": Add(
         lambda ctx, tag: {
@@ -1155,6 +1167,15 @@ ADMIN_ADD = {
             "user": a_user(ctx, is_staff=True).pk,
             "market": a_market("KR").pk,
             "role": "author",
+            "verified_by": ctx.lead.pk,
+            "valid_until": TODAY,
+        },
+        "user",
+    ),
+    "methodology.LanguageCompetence": Add(
+        lambda ctx, tag: {
+            "user": a_user(ctx, is_staff=True).pk,
+            "language": "ko",
             "verified_by": ctx.lead.pk,
             "valid_until": TODAY,
         },
@@ -1321,6 +1342,13 @@ ADMIN_CHANGE = {
         ).isoformat(),
     ),
     "markets.MarketEdition": Change(),
+    "methodology.LanguageCompetence": Change(
+        pick=lambda ctx: a_korean_reviewer(ctx).language_competences.get(),
+        field="valid_until",
+        value=lambda ctx, original: (
+            datetime.date.today() + datetime.timedelta(days=30)
+        ).isoformat(),
+    ),
     "markets.PlatformRegistration": Change(
         pick=lambda ctx: _model("markets.PlatformRegistration").objects.create(
             market_edition=a_market_edition_now(ctx), task_family="email-calendar"
@@ -1454,6 +1482,48 @@ def case_appeal_decision(ctx):
     )
     committed(ctx, Appeal.objects.filter(pk=appeal.pk, state="dismissed"))
     history_kept(ctx, Appeal, appeal.pk, "~")
+
+
+def case_disclosure_change(ctx):
+    """An editor changes a statement of the disclosure register in the admin: a new
+    statement supersedes it, and the old one stays as it was.
+
+    Nothing acknowledged is lost: the redirect after "Save" means the new statement, its
+    link to the old one, the old one's superseded date, the admin log entry and the new
+    statement's history row are committed.
+    """
+    from governance.models import DisclosureStatement
+
+    old = the_first(DisclosureStatement, superseded_at__isnull=True)
+    text = f"{old.statement_en} (census {uuid.uuid4().hex[:6]})"
+    browser = ctx.client(ctx.lead)
+    url = admin_url(DisclosureStatement, "change", old.pk)
+    data = admin_form(browser, url, DisclosureStatement)
+    data.update(statement_en=text, _save="Save")
+    redirected(browser.post(url, data), f"changing disclosure {old.key}")
+    [pk] = committed(
+        ctx, DisclosureStatement.objects.filter(supersedes=old, statement_en=text), text
+    )
+    committed(ctx, DisclosureStatement.objects.filter(pk=old.pk, superseded_at__isnull=False))
+    logged(ctx, DisclosureStatement, pk, CHANGE)
+    history_kept(ctx, DisclosureStatement, pk, "+")
+
+    def restore():
+        DisclosureStatement.objects.filter(pk=pk).delete()
+        DisclosureStatement.objects.filter(pk=old.pk).update(superseded_at=None)
+
+    ctx.later(restore)
+
+
+def _a_statement_revision(ctx):
+    from governance.models import DisclosureStatement
+
+    statement = the_first(DisclosureStatement, superseded_at__isnull=True)
+    revision = statement.history.latest()
+    return reverse(
+        "admin:governance_disclosurestatement_simple_history",
+        args=[statement.pk, revision.history_id],
+    )
 
 
 def case_claim_edit(ctx):
@@ -1624,22 +1694,43 @@ def _a_platform(registration):
     return RepresentativePlatform.objects.create(**fields)
 
 
+def a_korean_reviewer(ctx):
+    """Staff with a Korean language competence the lead verified, who may approve claims."""
+    from django.contrib.auth.models import Permission
+
+    from mica.methodology.models import LanguageCompetence
+
+    reviewer = ctx.world.user("census-ko-reviewer", is_staff=True)
+    reviewer.user_permissions.add(*Permission.objects.filter(content_type__app_label="methodology"))
+    LanguageCompetence.objects.get_or_create(
+        user=reviewer,
+        language="ko",
+        defaults={
+            "verified_by": ctx.lead,
+            "valid_until": datetime.date.today() + datetime.timedelta(days=90),
+        },
+    )
+    return reviewer
+
+
 def case_approve_korean(ctx):
-    """The method lead approves a claim's Korean text against its English source.
+    """A reviewer competent in Korean approves a claim's Korean text against its English
+    source.
 
     Nothing acknowledged is lost: "Korean text approved…" means the approval (the
     digest it covers, who and when) is committed.
     """
     from mica.methodology.models import ChapterItem
 
+    reviewer = a_korean_reviewer(ctx)
     claim = the_first(ChapterItem, edition=ctx.edition(), item_type="claim")
     ChapterItem.objects.filter(pk=claim.pk).update(korean_approved_digest="")
-    browser = ctx.client(ctx.lead)
+    browser = ctx.client(reviewer)
     response = run_action(ctx, browser, ChapterItem, "approve_korean", [claim.pk])
     action_succeeded(browser, response)
     committed(
         ctx,
-        ChapterItem.objects.filter(pk=claim.pk, korean_approved_by=ctx.lead).exclude(
+        ChapterItem.objects.filter(pk=claim.pk, korean_approved_by=reviewer).exclude(
             korean_approved_digest=""
         ),
     )
@@ -2159,6 +2250,7 @@ DELETABLE = [
     "markets.MarketCompetence",
     "markets.MarketEdition",
     "markets.PlatformRegistration",
+    "methodology.LanguageCompetence",
     "methodology.Chapter",
     "methodology.ChapterItem",
     "methodology.ContractItem",
@@ -2229,6 +2321,7 @@ CHANGE_READ_ONLY = {
 DECISIONS = {
     "catalogue.LocalReview": case_review_comment,
     "governance.Appeal": case_appeal_decision,
+    "governance.DisclosureStatement": case_disclosure_change,
     "methodology.ChapterItem": case_claim_edit,
     "submissions.Challenge": case_challenge_decision,
     "submissions.SystemSubmission": case_system_submission_decision,
@@ -2242,6 +2335,7 @@ DELETE_NOT_OFFERED = {
     "markets.Market": "market identity facts stay; editions change",
     "submissions.SystemSnapshot": "a snapshot is immutable and referenced by its results",
     "governance.Withdrawal": "a withdrawn figure stays visible as withdrawn",
+    "governance.DisclosureStatement": "the register keeps every statement, superseded ones too",
 }
 
 
@@ -2313,6 +2407,15 @@ def _admin_census():
 
 
 CENSUS = {
+    # The disclosure register keeps a history to read; a change supersedes, never reverts.
+    ("admin-url", "admin:governance_disclosurestatement_simple_history"): ReadOnly(
+        "a statement is never reverted: a change is a new statement superseding it",
+        writes_nothing(posting(_a_statement_revision)),
+    ),
+    ("admin-url", "admin:governance_disclosurestatement_history_compare"): ReadOnly(
+        "compares two revisions",
+        writes_nothing(posting(_compare_page("governance.DisclosureStatement"))),
+    ),
     # Public forms.
     ("form", "submissions:system-new"): case_system_submission_form,
     ("form", "submissions:challenge-new"): case_challenge_form,

@@ -75,6 +75,27 @@ FAMILY_FIELDS = (
     ("timeout_seconds", "sc:Integer", "How long one run of a task of the family may take."),
 )
 
+# The Croissant RAI properties the market editions' datasheets and data statements fill,
+# each with the texts it carries: why the records exist and what they are for (use cases),
+# what they hold and do not (limitations), whose language, region and channels they describe
+# (biases: the conditions a result must be read against), who reviews, by role only
+# (annotator demographics); and how they were written and are kept up to date.
+RAI_LISTS = (
+    ("rai:dataUseCases", ("datasheet", ("motivation", "intended_uses"))),
+    ("rai:dataLimitations", ("datasheet", ("composition",))),
+    (
+        "rai:dataBiases",
+        ("data_statement", ("language_variety", "region", "channel_and_register")),
+    ),
+    ("rai:annotatorDemographics", ("data_statement", ("reviewer_context",))),
+)
+# These two take one text each (mlcroissant: cardinality ONE): every market's text in both
+# languages, one paragraph each.
+RAI_TEXTS = (
+    ("rai:dataCollection", ("datasheet", ("collection",))),
+    ("rai:dataReleaseMaintenancePlan", ("datasheet", ("distribution", "maintenance"))),
+)
+
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _EDITION_VERSION = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 
@@ -89,6 +110,7 @@ def croissant_document(
     landing_url: str | None = None,
     license: str = DEFAULT_LICENSE,
     date_published=None,
+    markets: Iterable[Mapping] = (),
 ) -> dict:
     """The Croissant JSON-LD document of one edition's public task catalogue.
 
@@ -106,6 +128,10 @@ def croissant_document(
     license: the URL of the data's licence.
     date_published: a date (or ISO string) for a draft edition, which has no publication
         date of its own yet (e.g. the day of the export); the edition's date wins.
+    markets: the market editions as the markets export holds them (dicts with "code",
+        "datasheet" and "data_statement", their texts as motivation_en, motivation_ko…);
+        their texts fill the responsible-AI properties (RAI_LISTS, RAI_TEXTS), in English
+        and Korean, each labelled with its market.
 
     Raises ValueError when the files or the families do not fit the rows.
     """
@@ -150,12 +176,37 @@ def croissant_document(
             _tasks_record_set(csv_files[0]["@id"]),
         ],
     }
+    document.update(_responsible_ai(list(markets)))
     version = _semantic_version(edition["slug"])
     if version:
         document["version"] = version
     if edition.get("published_on"):
         document["datePublished"] = edition["published_on"]
     return document
+
+
+def _market_texts(markets, part, fields):
+    """(language, "KR: text") for every market's `fields` of `part`, English then Korean."""
+    return [
+        (language, f"{market['code']}: {market[part][f'{field}_{language}']}")
+        for language in LANGUAGES
+        for market in markets
+        if market.get(part)
+        for field in fields
+    ]
+
+
+def _responsible_ai(markets):
+    properties = {}
+    for name, (part, fields) in RAI_LISTS:
+        texts = _market_texts(markets, part, fields)
+        if texts:
+            properties[name] = [{"@language": lang, "@value": text} for lang, text in texts]
+    for name, (part, fields) in RAI_TEXTS:
+        texts = _market_texts(markets, part, fields)
+        if texts:
+            properties[name] = "\n\n".join(f"[{lang}] {text}" for lang, text in texts)
+    return properties
 
 
 def _file_object(file):

@@ -5,14 +5,17 @@ import pytest
 from mica.errors import ValidationFailed
 from mica.methodology.models import ChapterItem, Edition
 from mica.methodology.services import claim_korean_approve, edition_publish, edition_start_draft
-from tests.factories import LeadFactory
+from tests.factories import LeadFactory, StaffFactory, grant_language
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def lead(canonical_content):
-    return LeadFactory()
+    """The method lead, who also reviews Korean (a competence another person verified)."""
+    lead = LeadFactory()
+    grant_language(lead, "ko", verified_by=StaffFactory(username="language-verifier"))
+    return lead
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The Markdown packs, generated from the records: English equals the owner's seed byte for byte."""
+"""The Markdown packs, generated from the records: English equals the owner's seed byte for byte
+until a correction adds its lines under the claim it corrects."""
 
 import re
 from io import StringIO
@@ -81,3 +82,34 @@ def test_thresholds_appear_once_set(canonical_content):
     pack = export("en")
     assert "- Minimum eligible runs: 30" in pack
     assert "- Minimum coverage: not set" in pack
+
+
+def test_with_a_correction_the_english_pack_is_the_seed_plus_the_correction_under_its_claim(
+    canonical_content,
+):
+    """Seed 000, Corrections: "A correction is published with the same prominence as the
+    claim it corrects." The English pack is the owner's seed byte for byte only while no
+    correction exists; a correction adds its lines under the claim it corrects, in the pack
+    of each language, and changes nothing else."""
+    import datetime
+
+    from governance.models import Correction
+    from mica.methodology.models import Edition
+
+    Correction.objects.create(
+        edition=Edition.objects.get(),
+        section_id="world-first-claim",
+        text_en="The review cutoff is stated in the claim.",
+        text_ko="검토 기준일은 주장 안에 적혀 있습니다.",
+        decided_on=datetime.date(2026, 12, 1),
+    )
+    seed_lines = SEED.read_text(encoding="utf-8").split("\n")
+    pack_lines = export("en").split("\n")
+    correction = "  - **Correction (2026-12-01).** The review cutoff is stated in the claim."
+    assert pack_lines.count(correction) == 1
+    at = pack_lines.index(correction)
+    assert pack_lines[at - 1].startswith("- **[External evidence] The world-first claim")
+    assert pack_lines[:at] + pack_lines[at + 1 :] == seed_lines
+    korean = export("ko").split("\n")
+    at = korean.index("  - **정정 (2026-12-01).** 검토 기준일은 주장 안에 적혀 있습니다.")
+    assert "세계 최초 주장과 그 범위" in korean[at - 1]
