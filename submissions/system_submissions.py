@@ -1,8 +1,10 @@
 """System snapshot submissions: a declared composition in, an immutable snapshot out."""
 
 import re
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone, translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -10,6 +12,7 @@ from rest_framework import serializers
 
 from catalogue.selectors import family_list
 from markets.selectors import market_list
+from mica.bilingual import LANGUAGES
 from mica.content.changes import writes_not_public
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.text import plain
@@ -23,6 +26,11 @@ from submissions.models import (
     SystemSubmission,
     SystemSubmissionEvent,
     Track,
+)
+from submissions.outbox import (
+    notify_operator_of_decision,
+    notify_operator_of_receipt,
+    notify_staff_of_submission,
 )
 
 # No submitter-supplied score, ranking or weighting is ever stored, and no field takes payment.
@@ -64,6 +72,21 @@ class CapabilityField(serializers.DictField):
     }
 
 
+# The furthest time zone is UTC+14: a snapshot frozen "today" there is no future one.
+LATEST_UTC_OFFSET = timedelta(hours=14)
+
+
+def latest_snapshot_date():
+    """The last date that is not yet in the future anywhere on Earth."""
+    return (timezone.now() + LATEST_UTC_OFFSET).date()
+
+
+def request_language():
+    """The language the filer reads: the request's, else English."""
+    language = translation.get_language() or ""
+    return language if language in LANGUAGES else "en"
+
+
 class SystemSubmissionSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     operator = serializers.CharField(max_length=120)
@@ -83,6 +106,15 @@ class SystemSubmissionSerializer(serializers.Serializer):
     access = serializers.CharField(max_length=MAX_TEXT)
     evidence_plan = serializers.CharField(max_length=MAX_TEXT)
     contact_email = serializers.EmailField()
+    language = serializers.ChoiceField(choices=LANGUAGES, default=request_language)
+
+    def validate_snapshot_date(self, value):
+        # A snapshot is a system as it was frozen: a date to come describes no snapshot.
+        if value > latest_snapshot_date():
+            raise serializers.ValidationError(
+                _("The snapshot date is in the future: give the date the snapshot was frozen.")
+            )
+        return value
 
     def validate_markets(self, value):
         known = {m.code for m in market_list()}
@@ -166,7 +198,10 @@ def system_submission_file(*, payload):
             families=data["families"],
             market_capability=data["market_capability"],
             contact_email=data["contact_email"],
+            language=data["language"],
         )
+    notify_operator_of_receipt(submission)
+    notify_staff_of_submission(submission)
     return submission
 
 
@@ -257,4 +292,5 @@ def system_submission_decide(*, submission_id, accept, reason, actor):
             actor=actor,
             reason=submission.decision_reason,
         )
+        notify_operator_of_decision(submission)
     return submission
