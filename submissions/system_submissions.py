@@ -88,25 +88,84 @@ def request_language():
 
 
 class SystemSubmissionSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=120)
-    operator = serializers.CharField(max_length=120)
-    version = serializers.CharField(max_length=60)
-    snapshot_date = serializers.DateField()
-    orchestrator = serializers.CharField(max_length=200)
+    name = serializers.CharField(
+        max_length=120,
+        help_text=gettext_lazy(
+            "The system's name, in any script; the slug is chosen from it on acceptance."
+        ),
+    )
+    operator = serializers.CharField(
+        max_length=120,
+        help_text=gettext_lazy("Who operates the system: a company, a lab or a person."),
+    )
+    version = serializers.CharField(
+        max_length=60,
+        help_text=gettext_lazy("The snapshot's version: any later change is a new snapshot."),
+    )
+    snapshot_date = serializers.DateField(
+        help_text=gettext_lazy(
+            "The date the snapshot was frozen, YYYY-MM-DD; never a date to come."
+        )
+    )
+    orchestrator = serializers.CharField(
+        max_length=200,
+        help_text=gettext_lazy(
+            "The scaffold or orchestrator that runs the system, with its version."
+        ),
+    )
     routable_models = serializers.ListField(
-        child=serializers.CharField(max_length=120), min_length=1, max_length=100
+        child=serializers.CharField(max_length=120),
+        min_length=1,
+        max_length=100,
+        help_text=gettext_lazy("Every model the system may route to, as provider/model."),
     )
     tools = serializers.ListField(
-        child=serializers.CharField(max_length=120), min_length=1, max_length=200
+        child=serializers.CharField(max_length=120),
+        min_length=1,
+        max_length=200,
+        help_text=gettext_lazy("Every tool and API the system may call."),
     )
-    memory = serializers.CharField(max_length=MAX_TEXT)
-    markets = serializers.ListField(child=serializers.CharField(max_length=2), min_length=1)
-    families = serializers.ListField(child=serializers.CharField(max_length=60), min_length=1)
-    market_capability = CapabilityField(required=False, default=dict)
-    access = serializers.CharField(max_length=MAX_TEXT)
-    evidence_plan = serializers.CharField(max_length=MAX_TEXT)
-    contact_email = serializers.EmailField()
-    language = serializers.ChoiceField(choices=LANGUAGES, default=request_language)
+    memory = serializers.CharField(
+        max_length=MAX_TEXT,
+        help_text=gettext_lazy("What the system remembers, within and between attempts."),
+    )
+    markets = serializers.ListField(
+        child=serializers.CharField(max_length=2),
+        min_length=1,
+        help_text=gettext_lazy("The markets in scope, by code (KR, JP, SG, TW, AE, TH)."),
+    )
+    families = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        min_length=1,
+        help_text=gettext_lazy("The task families in scope, by id."),
+    )
+    market_capability = CapabilityField(
+        required=False,
+        default=dict,
+        help_text=gettext_lazy("What the system can do in each market, keyed by market code."),
+    )
+    access = serializers.CharField(
+        max_length=MAX_TEXT,
+        help_text=gettext_lazy(
+            "How MICA-controlled accounts reach the system. Never send secrets, tokens or codes."
+        ),
+    )
+    evidence_plan = serializers.CharField(
+        max_length=MAX_TEXT,
+        help_text=gettext_lazy(
+            "What evidence traces the system keeps, and how MICA receives them."
+        ),
+    )
+    contact_email = serializers.EmailField(
+        help_text=gettext_lazy(
+            "Where the receipt, the decision and, once accepted, the token are sent."
+        )
+    )
+    language = serializers.ChoiceField(
+        choices=LANGUAGES,
+        default=request_language,
+        help_text=gettext_lazy("The language of the e-mails: en or ko; by default the request's."),
+    )
 
     def validate_snapshot_date(self, value):
         # A snapshot is a system as it was frozen: a date to come describes no snapshot.

@@ -54,6 +54,11 @@ def _type_of(schema, components):
     return f"{kind} ({schema['format']})" if "format" in schema else kind
 
 
+def _without_choices(description):
+    """drf-spectacular appends a field's choices as a Markdown list; the type says them."""
+    return "" if description.startswith(CHOICE_LIST.strip()) else description.split(CHOICE_LIST)[0]
+
+
 def body_fields(schema, components, prefix="", depth=0):
     """Every field of a request body, nested ones by their path (invocations[].order)."""
     schema = _resolved(schema, components)
@@ -71,8 +76,7 @@ def body_fields(schema, components, prefix="", depth=0):
                 "name": path,
                 "type": _type_of(field, components),
                 "required": name in required,
-                # drf-spectacular appends the choices as a Markdown list; the type says them.
-                "description": field.get("description", "").split(CHOICE_LIST)[0],
+                "description": _without_choices(field.get("description", "")),
             }
         )
         inner = _resolved(field.get("items", {}), components) if "items" in field else field
@@ -80,6 +84,13 @@ def body_fields(schema, components, prefix="", depth=0):
             suffix = "[]." if field.get("type") == "array" else "."
             fields += body_fields(inner, components, path + suffix, depth + 1)
     return fields
+
+
+def _example_name(key, example):
+    """A refusal is named by its rule (the schema's key is the rule, capitalised)."""
+    value = example.get("value")
+    rules = value.get("errors", {}).get("rule") if isinstance(value, dict) else None
+    return rules[0] if rules else key
 
 
 def _responses(op):
@@ -91,7 +102,7 @@ def _responses(op):
                 "status": status,
                 "description": response.get("description", ""),
                 "examples": [
-                    {"name": name, "summary": example.get("summary", "")}
+                    {"name": _example_name(name, example), "summary": example.get("summary", "")}
                     for name, example in examples.items()
                 ],
             }
