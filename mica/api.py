@@ -119,16 +119,16 @@ def refusal(description, examples=()):
     return OpenApiResponse(ApiErrorSerializer, description=description, examples=list(examples))
 
 
-def _answer(name, detail):
-    return OpenApiExample(name, value={"detail": detail}, response_only=True)
+def _answer(name, summary, detail):
+    return OpenApiExample(name, summary=summary, value={"detail": detail}, response_only=True)
 
 
 # The messages are Django REST framework's own, translated by its catalogue.
 NOT_AUTHENTICATED = refusal(
     _("No token was sent, or the token is not valid."),
     [
-        _answer("no-token", exceptions.NotAuthenticated.default_detail),
-        _answer("token-not-valid", _("Invalid token.")),
+        _answer("no-token", _("No token sent"), exceptions.NotAuthenticated.default_detail),
+        _answer("token-not-valid", _("A token that is not valid"), _("Invalid token.")),
     ],
 )
 TOO_LARGE_BODY = refusal(
@@ -136,6 +136,7 @@ TOO_LARGE_BODY = refusal(
     [
         _answer(
             "too-large",
+            _("A body too large"),
             lazy(lambda: str(TOO_LARGE) % {"limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}, str)(),
         )
     ],
@@ -145,6 +146,7 @@ NOT_JSON = refusal(
     [
         _answer(
             "not-json",
+            _("A body that is not JSON"),
             lazy(
                 lambda: str(exceptions.UnsupportedMediaType.default_detail).format(
                     media_type="text/plain"
@@ -156,7 +158,7 @@ NOT_JSON = refusal(
 )
 THROTTLED = refusal(
     _("Too many filings from this address or for this contact e-mail in the last hour."),
-    [_answer("throttled", exceptions.Throttled.default_detail)],
+    [_answer("throttled", _("Too many filings"), exceptions.Throttled.default_detail)],
 )
 
 

@@ -247,7 +247,8 @@ def system_submission_file(*, payload):
         )
     }
     # Pending until staff accept it: no reader's page changes (mica.content.changes).
-    with writes_not_public():
+    # The receipt is queued with the submission, so one is never sent without the other.
+    with transaction.atomic(), writes_not_public():
         submission = SystemSubmission.objects.create(
             **texts,
             snapshot_date=data["snapshot_date"],
@@ -259,8 +260,8 @@ def system_submission_file(*, payload):
             contact_email=data["contact_email"],
             language=data["language"],
         )
-    notify_operator_of_receipt(submission)
-    notify_staff_of_submission(submission)
+        notify_operator_of_receipt(submission)
+        notify_staff_of_submission(submission)
     return submission
 
 

@@ -1,9 +1,12 @@
 """The API reference page, read from the same OpenAPI schema /api/schema/ serves."""
 
 import json
+import re
 from functools import cache
 
 from django.utils import translation
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.utils.translation import pgettext_lazy
 from drf_spectacular.generators import SchemaGenerator
 
@@ -30,6 +33,14 @@ def _schema(language):
 
 def api_schema():
     return _schema(translation.get_language())
+
+
+CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def with_code(text):
+    """A description's `code spans` (CommonMark, as OpenAPI descriptions are) as <code>."""
+    return mark_safe(CODE_SPAN.sub(r"<code>\1</code>", escape(text)))
 
 
 def _resolved(schema, components):
@@ -76,7 +87,7 @@ def body_fields(schema, components, prefix="", depth=0):
                 "name": path,
                 "type": _type_of(field, components),
                 "required": name in required,
-                "description": _without_choices(field.get("description", "")),
+                "description": with_code(_without_choices(field.get("description", ""))),
             }
         )
         inner = _resolved(field.get("items", {}), components) if "items" in field else field
@@ -100,7 +111,7 @@ def _responses(op):
         answers.append(
             {
                 "status": status,
-                "description": response.get("description", ""),
+                "description": with_code(response.get("description", "")),
                 "examples": [
                     {"name": _example_name(name, example), "summary": example.get("summary", "")}
                     for name, example in examples.items()
@@ -117,7 +128,7 @@ def _operation(url, method, op, components):
         "method": method.upper(),
         "path": url,
         "summary": op.get("summary") or op.get("description", ""),
-        "description": op.get("description", "") if op.get("summary") else "",
+        "description": with_code(op.get("description", "")) if op.get("summary") else "",
         "parameters": [
             {
                 "name": p["name"],

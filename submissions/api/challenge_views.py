@@ -89,7 +89,12 @@ class Challenges(APIView):
             429: THROTTLED,
         },
         examples=[
-            OpenApiExample("method-challenge", value=CHALLENGE, request_only=True),
+            OpenApiExample(
+                "method-challenge",
+                summary=_("A method challenge with a citation"),
+                value=CHALLENGE,
+                request_only=True,
+            ),
             *refusal_examples(CHALLENGE_REFUSALS),
         ],
     )
@@ -138,7 +143,12 @@ class SystemSubmissions(APIView):
             429: THROTTLED,
         },
         examples=[
-            OpenApiExample("harbor-agent", value=SYSTEM_SUBMISSION, request_only=True),
+            OpenApiExample(
+                "harbor-agent",
+                summary=_("Harbor Agent 2026.11, for KR and JP"),
+                value=SYSTEM_SUBMISSION,
+                request_only=True,
+            ),
             *refusal_examples(SYSTEM_SUBMISSION_REFUSALS),
         ],
     )

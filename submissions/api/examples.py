@@ -284,18 +284,25 @@ def attempt_examples():
 
 def refusal_examples(refusals):
     """Request and response examples, paired by name, of each refusal in `refusals`
-    ({name: (status, request body, answer)})."""
+    ({name: (summary, status, request body, answer)})."""
     examples = []
-    for name, (status, body, answer) in refusals.items():
+    for name, (summary, status, body, answer) in refusals.items():
         examples += [
-            OpenApiExample(name, value=body, request_only=True),
-            OpenApiExample(name, value=answer, response_only=True, status_codes=[str(status)]),
+            OpenApiExample(name, summary=summary, value=body, request_only=True),
+            OpenApiExample(
+                name,
+                summary=summary,
+                value=answer,
+                response_only=True,
+                status_codes=[str(status)],
+            ),
         ]
     return examples
 
 
 SYSTEM_SUBMISSION_REFUSALS = {
     "snapshot-date-in-the-future": (
+        _("A snapshot date in the future"),
         400,
         {**SYSTEM_SUBMISSION, "snapshot_date": "2999-01-01"},
         {
@@ -308,6 +315,7 @@ SYSTEM_SUBMISSION_REFUSALS = {
         },
     ),
     "self-supplied-score": (
+        _("A self-supplied score"),
         400,
         {**SYSTEM_SUBMISSION, "self_score": 97},
         {
@@ -341,6 +349,7 @@ CHALLENGE = {
 
 CHALLENGE_REFUSALS = {
     "what-is-wrong-missing": (
+        _("What is wrong, left out"),
         400,
         {key: value for key, value in CHALLENGE.items() if key != "what_is_wrong"},
         {
@@ -349,6 +358,7 @@ CHALLENGE_REFUSALS = {
         },
     ),
     "idempotency-key-reused": (
+        _("An idempotency key reused for another challenge"),
         409,
         {**CHALLENGE, "what_is_wrong": "Another text under the same key."},
         {

@@ -49,7 +49,9 @@ class AttemptBatchSerializer(serializers.ListSerializer):
 
 def _naming_rules(message, status):
     """`message` with the rules that answer `status` listed in it, in the active language."""
-    rules = ", ".join(rule for rule, (code, _sentence) in ATTEMPT_RULES.items() if code == status)
+    rules = ", ".join(
+        f"`{rule}`" for rule, (code, _sentence) in ATTEMPT_RULES.items() if code == status
+    )
     return lazy(lambda: str(message) % {"rules": rules}, str)()
 
 
@@ -65,9 +67,9 @@ class AttemptIngest(APIView):
         summary=_("Record one attempt or a batch of attempts (token authentication)"),
         description=_(
             "Send one attempt record, or a JSON array of them, or a JSON Lines file with one "
-            "record a line (Content-Type: application/jsonl): a batch is stored all or "
+            "record a line (`Content-Type: application/jsonl`): a batch is stored all or "
             "nothing, and one refused attempt stores none. A refusal names the rule it "
-            "broke in errors.rule and the attempt in errors.index. Each rule has a request "
+            "broke in `errors.rule` and the attempt in `errors.index`. Each rule has a request "
             "example that breaks it and a response example of the same name."
         ),
         request=AttemptBatchSerializer(),
