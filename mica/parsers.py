@@ -45,8 +45,15 @@ class BoundedJSONParser(JSONParser):
     """
 
     def parse(self, stream, media_type=None, parser_context=None):
-        text = stream.read().decode(get_encoding(parser_context))
-        return bounded_json(text, parser_context["request"])
+        return bounded_json(decoded(stream, parser_context), parser_context["request"])
+
+
+def decoded(stream, parser_context):
+    """The body as text; bytes that are not in its encoding are refused with 400."""
+    try:
+        return stream.read().decode(get_encoding(parser_context))
+    except UnicodeDecodeError as exc:
+        raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
 
 
 def bounded_json(text, request):
@@ -94,12 +101,8 @@ class BoundedJSONLinesParser(BaseParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         request = parser_context["request"]
-        try:
-            text = stream.read().decode(get_encoding(parser_context))
-        except ValueError as exc:
-            raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
         values = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(decoded(stream, parser_context).splitlines(), start=1):
             if not line.strip():
                 continue
             try:
