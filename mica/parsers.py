@@ -11,7 +11,7 @@ import re
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
-from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.parsers import BaseParser, JSONParser, get_encoding
 from rest_framework.utils import json
 
 # No record of the method nests deeper than a few levels or names a field this long;
@@ -45,35 +45,70 @@ class BoundedJSONParser(JSONParser):
     """
 
     def parse(self, stream, media_type=None, parser_context=None):
-        request = parser_context["request"]
+        return bounded_json(decoded(stream, parser_context), parser_context["request"])
 
-        def refuse(message, **params):
-            raise exceptions.ParseError(in_request_language(request, message, **params))
 
-        def checked_object(pairs):
-            for key, _value in pairs:
-                if len(key) > JSON_MAX_KEY_LENGTH:
-                    refuse(KEY_TOO_LONG, limit=JSON_MAX_KEY_LENGTH)
-                if UNSTORABLE_TEXT.search(key):
-                    refuse(UNSTORABLE)
-            return dict(pairs)
+def decoded(stream, parser_context):
+    """The body as text; bytes that are not in its encoding are refused with 400."""
+    try:
+        return stream.read().decode(get_encoding(parser_context))
+    except UnicodeDecodeError as exc:
+        raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
 
-        try:
-            text = stream.read().decode(get_encoding(parser_context))
-            data = json.loads(text, object_pairs_hook=checked_object)
-        except RecursionError:
-            refuse(TOO_DEEP, limit=JSON_MAX_DEPTH)
-        except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-            raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
-        # Each container with its depth, on a stack: the check itself never recurses.
-        pending = [(data, 1)]
-        while pending:
-            value, depth = pending.pop()
-            if isinstance(value, str) and UNSTORABLE_TEXT.search(value):
+
+def bounded_json(text, request):
+    """The JSON value of `text`, refused with 400 when it breaks a bound."""
+
+    def refuse(message, **params):
+        raise exceptions.ParseError(in_request_language(request, message, **params))
+
+    def checked_object(pairs):
+        for key, _value in pairs:
+            if len(key) > JSON_MAX_KEY_LENGTH:
+                refuse(KEY_TOO_LONG, limit=JSON_MAX_KEY_LENGTH)
+            if UNSTORABLE_TEXT.search(key):
                 refuse(UNSTORABLE)
-            if isinstance(value, (dict, list)):
-                if depth > JSON_MAX_DEPTH:
-                    refuse(TOO_DEEP, limit=JSON_MAX_DEPTH)
-                children = value.values() if isinstance(value, dict) else value
-                pending.extend((child, depth + 1) for child in children)
-        return data
+        return dict(pairs)
+
+    try:
+        data = json.loads(text, object_pairs_hook=checked_object)
+    except RecursionError:
+        refuse(TOO_DEEP, limit=JSON_MAX_DEPTH)
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
+    # Each container with its depth, on a stack: the check itself never recurses.
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, str) and UNSTORABLE_TEXT.search(value):
+            refuse(UNSTORABLE)
+        if isinstance(value, (dict, list)):
+            if depth > JSON_MAX_DEPTH:
+                refuse(TOO_DEEP, limit=JSON_MAX_DEPTH)
+            children = value.values() if isinstance(value, dict) else value
+            pending.extend((child, depth + 1) for child in children)
+    return data
+
+
+LINE_NOT_JSON = _("Line %(line)d of the JSON Lines body is not JSON: %(error)s")
+
+
+class BoundedJSONLinesParser(BaseParser):
+    """JSON Lines (one JSON value a line, blank lines skipped) as a list, each line under
+    the bounds of a JSON body: an operator's run file, sent as it is."""
+
+    media_type = "application/jsonl"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        request = parser_context["request"]
+        values = []
+        for number, line in enumerate(decoded(stream, parser_context).splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                values.append(bounded_json(line, request))
+            except exceptions.ParseError as refused:
+                raise exceptions.ParseError(
+                    in_request_language(request, LINE_NOT_JSON, line=number, error=refused.detail)
+                ) from refused
+        return values

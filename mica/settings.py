@@ -100,6 +100,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "mica.site.middleware.EnglishPrefixRedirectMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "mica.site.middleware.ApiLanguageMiddleware",
     "mica.site.middleware.NulInputMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -47,7 +47,9 @@ SCORING_METRICS = ScoringMetric.values
 
 class CitationSerializer(serializers.Serializer):
     source = serializers.CharField(max_length=500, help_text=gettext_lazy("URL or DOI"))
-    accessed = serializers.DateField()
+    accessed = serializers.DateField(
+        help_text=gettext_lazy("The date the source was read, YYYY-MM-DD.")
+    )
 
     def validate_source(self, value):
         value = plain(value)
@@ -57,12 +59,28 @@ class CitationSerializer(serializers.Serializer):
 
 
 class ScoringInputsSerializer(serializers.Serializer):
-    eligible_runs = serializers.IntegerField(min_value=0, max_value=10**9)
-    successes = serializers.IntegerField(min_value=0, max_value=10**9)
-    success_latencies_seconds = serializers.ListField(
-        child=serializers.FloatField(min_value=0, max_value=10**7), max_length=10_000, default=list
+    eligible_runs = serializers.IntegerField(
+        min_value=0,
+        max_value=10**9,
+        help_text=gettext_lazy("The eligible runs the figure is computed from."),
     )
-    total_cost_usd = serializers.DecimalField(max_digits=14, decimal_places=6, min_value=0)
+    successes = serializers.IntegerField(
+        min_value=0,
+        max_value=10**9,
+        help_text=gettext_lazy("How many of them were confirmed successes."),
+    )
+    success_latencies_seconds = serializers.ListField(
+        child=serializers.FloatField(min_value=0, max_value=10**7),
+        max_length=10_000,
+        default=list,
+        help_text=gettext_lazy("The latency of each successful run, in seconds."),
+    )
+    total_cost_usd = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=6,
+        min_value=0,
+        help_text=gettext_lazy("The total cost of the eligible runs, in USD."),
+    )
 
     def validate(self, data):
         if data["successes"] > data["eligible_runs"]:
@@ -75,24 +93,110 @@ class ScoringInputsSerializer(serializers.Serializer):
 class ChallengeSerializer(serializers.Serializer):
     """One challenge as filed; the evidence fields required depend on its type."""
 
-    edition = serializers.RegexField(r"^[a-z0-9.-]{1,40}$")
-    section_id = serializers.SlugField(max_length=120)
-    challenge_type = serializers.ChoiceField(choices=ChallengeType.choices)
-    what_is_wrong = serializers.CharField(max_length=MAX_TEXT)
-    proposed_replacement = serializers.CharField(max_length=MAX_TEXT)
-    citations = CitationSerializer(many=True, required=False, max_length=MAX_CITATIONS)
-    counter_example = serializers.CharField(max_length=MAX_TEXT, required=False, allow_blank=True)
-    market = serializers.ChoiceField(choices=MARKET_ORDER, required=False)
-    channel = serializers.CharField(max_length=300, required=False, allow_blank=True)
-    convention = serializers.CharField(max_length=MAX_TEXT, required=False, allow_blank=True)
-    situation_id = serializers.SlugField(max_length=80, required=False, allow_blank=True)
-    scoring_inputs = ScoringInputsSerializer(required=False)
-    claimed_metric = serializers.ChoiceField(choices=ScoringMetric.choices, required=False)
-    claimed_value = serializers.FloatField(required=False, min_value=-(10**9), max_value=10**9)
-    contact_email = serializers.EmailField(max_length=254)
-    public_name = serializers.CharField(max_length=80, required=False, allow_blank=True)
-    language = serializers.ChoiceField(choices=LANGUAGES, default="en")
-    idempotency_key = serializers.CharField(max_length=64, required=False)
+    edition = serializers.RegexField(
+        r"^[a-z0-9.-]{1,40}$",
+        help_text=gettext_lazy("The id of the edition challenged, such as preview-0.1."),
+    )
+    section_id = serializers.SlugField(
+        max_length=120,
+        help_text=gettext_lazy(
+            "The section id of the challenged claim, as the methodology shows it."
+        ),
+    )
+    challenge_type = serializers.ChoiceField(
+        choices=ChallengeType.choices,
+        help_text=gettext_lazy("The kind of challenge; each kind needs its own evidence."),
+    )
+    what_is_wrong = serializers.CharField(
+        max_length=MAX_TEXT, help_text=gettext_lazy("What the claim gets wrong, in plain text.")
+    )
+    proposed_replacement = serializers.CharField(
+        max_length=MAX_TEXT, help_text=gettext_lazy("What should replace it, in plain text.")
+    )
+    citations = CitationSerializer(
+        many=True,
+        required=False,
+        max_length=MAX_CITATIONS,
+        help_text=gettext_lazy(
+            "Sources for a method challenge: a URL or DOI with its access date."
+        ),
+    )
+    counter_example = serializers.CharField(
+        max_length=MAX_TEXT,
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy(
+            "A worked counter-example, for a method challenge without a citation."
+        ),
+    )
+    market = serializers.ChoiceField(
+        choices=MARKET_ORDER,
+        required=False,
+        help_text=gettext_lazy("For a locality challenge: the market the convention lives in."),
+    )
+    channel = serializers.CharField(
+        max_length=300,
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("For a locality challenge: the channel the convention lives on."),
+    )
+    convention = serializers.CharField(
+        max_length=MAX_TEXT,
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("For a locality challenge: the convention the method misdescribes."),
+    )
+    situation_id = serializers.SlugField(
+        max_length=80,
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy(
+            "For a locality challenge: the integration situation concerned, if any."
+        ),
+    )
+    scoring_inputs = ScoringInputsSerializer(
+        required=False,
+        help_text=gettext_lazy(
+            "For a scoring challenge: the inputs, which the portal recomputes itself."
+        ),
+    )
+    claimed_metric = serializers.ChoiceField(
+        choices=ScoringMetric.choices,
+        required=False,
+        help_text=gettext_lazy("For a scoring challenge: which figure you computed."),
+    )
+    claimed_value = serializers.FloatField(
+        required=False,
+        min_value=-(10**9),
+        max_value=10**9,
+        help_text=gettext_lazy("For a scoring challenge: the figure you computed."),
+    )
+    contact_email = serializers.EmailField(
+        max_length=254,
+        help_text=gettext_lazy(
+            "Where the confirmation link and the decisions are sent; never published."
+        ),
+    )
+    public_name = serializers.CharField(
+        max_length=80,
+        required=False,
+        allow_blank=True,
+        help_text=gettext_lazy("The name shown with the challenge in the public register, if any."),
+    )
+    language = serializers.ChoiceField(
+        choices=LANGUAGES,
+        default="en",
+        help_text=gettext_lazy(
+            "The language of the e-mails and of the challenge's text: en or ko."
+        ),
+    )
+    idempotency_key = serializers.CharField(
+        max_length=64,
+        required=False,
+        help_text=gettext_lazy(
+            "Your key for this filing: sending it again with the same challenge files nothing new."
+        ),
+    )
 
     def validate(self, data):
         errors = {}

@@ -94,62 +94,292 @@ class ExactRecord(serializers.Serializer):
 
 
 class InvocationSerializer(ExactRecord):
-    order = Integer(min_value=1, max_value=10_000)
-    provider = Text(max_length=80)
-    model = Text(max_length=120)
-    model_version = Text(max_length=80)
-    purpose = Text(max_length=200)
-    input_tokens = Integer(min_value=0, max_value=10**9)
-    output_tokens = Integer(min_value=0, max_value=10**9)
-    latency_seconds = Number(min_value=0, max_value=10**7)
-    cost_usd = Money()
+    """One model call the attempt made, in the order it was made."""
+
+    order = Integer(
+        min_value=1,
+        max_value=10_000,
+        help_text=gettext_lazy("Its place in the attempt: the invocations run 1 to n."),
+    )
+    provider = Text(
+        max_length=80,
+        help_text=gettext_lazy(
+            "Who serves the model; provider/model must be a routable model the snapshot "
+            "declares, or the attempt is kept but never scored."
+        ),
+    )
+    model = Text(max_length=120, help_text=gettext_lazy("The model's name at its provider."))
+    model_version = Text(max_length=80, help_text=gettext_lazy("The model's exact version."))
+    purpose = Text(
+        max_length=200, help_text=gettext_lazy("What the call was for (plan, route, read…).")
+    )
+    input_tokens = Integer(
+        min_value=0, max_value=10**9, help_text=gettext_lazy("Tokens sent to the model.")
+    )
+    output_tokens = Integer(
+        min_value=0, max_value=10**9, help_text=gettext_lazy("Tokens the model returned.")
+    )
+    latency_seconds = Number(
+        min_value=0,
+        max_value=10**7,
+        help_text=gettext_lazy("How long the call took; never longer than the attempt."),
+    )
+    cost_usd = Money(
+        help_text=gettext_lazy(
+            "What the call cost, in USD as a decimal string; the invocations add up to "
+            "the attempt's model cost."
+        )
+    )
 
 
 class EvidenceSerializer(ExactRecord):
-    evidence_id = Pattern(OPAQUE_ID)
-    evidence_type = Choice(choices=EvidenceType.choices)
-    sha256 = Pattern(r"^[0-9a-f]{64}$")
+    """One piece of evidence the attempt kept, named by its hash (the content stays yours)."""
+
+    evidence_id = Pattern(
+        OPAQUE_ID, help_text=gettext_lazy("Your id for the evidence: letters, digits, . _ -.")
+    )
+    evidence_type = Choice(
+        choices=EvidenceType.choices,
+        help_text=gettext_lazy(
+            "What it proves. A confirmed success needs an authoritative response, a "
+            "post-action readback or a handoff checkpoint."
+        ),
+    )
+    sha256 = Pattern(
+        r"^[0-9a-f]{64}$",
+        help_text=gettext_lazy("The SHA-256 of the evidence file, 64 lower-case hex digits."),
+    )
 
 
 class SnapshotRefSerializer(ExactRecord):
-    system = Pattern(r"^[-a-zA-Z0-9_]{1,80}$")
-    version = Text(max_length=60)
+    """The registered snapshot that made the attempt: your system's slug and its version."""
+
+    system = Pattern(
+        r"^[-a-zA-Z0-9_]{1,80}$",
+        help_text=gettext_lazy("The system's slug, as given when the submission was accepted."),
+    )
+    version = Text(max_length=60, help_text=gettext_lazy("The snapshot's version, as declared."))
 
 
 class AttemptSerializer(ExactRecord):
-    attempt_id = Pattern(OPAQUE_ID)
-    snapshot = SnapshotRefSerializer()
-    task = Text(max_length=60)
-    task_version = Pattern(r"^\d+\.\d+\.\d+$")
-    market = Pattern(r"^[A-Z]{2}$")
-    situations = serializers.ListField(
-        child=Pattern(r"^[-a-zA-Z0-9_]{1,80}$"), max_length=32, default=list
+    """One attempt: a snapshot doing one task version in one market, with every model call,
+    its costs, its outcome and the evidence of that outcome. No field takes a score."""
+
+    attempt_id = Pattern(
+        OPAQUE_ID,
+        help_text=gettext_lazy(
+            "Your id for the attempt, unique within the snapshot (letters, digits, . _ -). "
+            "Sending the same record again records nothing new."
+        ),
     )
-    attempt_class = Choice(choices=AttemptClass.choices, default=AttemptClass.SYNTHETIC_FIXTURE)
-    verification = Choice(choices=Verification.choices, default=Verification.SELF_REPORTED)
-    eligible = Flag(default=True)
-    ineligible_reason = Text(max_length=300, allow_blank=True, default="")
-    outcome = Choice(choices=Outcome.choices)
-    accuracy = Integer(min_value=0, max_value=1, required=False)
-    wall_clock_seconds = Number(min_value=0.001, max_value=10**7)
-    model_cost_usd = Money()
-    tool_cost_usd = Money(default=Decimal(0))
-    observed_cost_usd = Money()
+    snapshot = SnapshotRefSerializer(
+        help_text=gettext_lazy("The registered snapshot that made the attempt.")
+    )
+    task = Text(max_length=60, help_text=gettext_lazy("The task's id, as the catalogue lists it."))
+    task_version = Pattern(
+        r"^\d+\.\d+\.\d+$", help_text=gettext_lazy("The task version attempted, such as 1.0.0.")
+    )
+    market = Pattern(
+        r"^[A-Z]{2}$",
+        help_text=gettext_lazy(
+            "The market's code (KR, JP, SG, TW, AE, TH); the task must apply there."
+        ),
+    )
+    situations = serializers.ListField(
+        child=Pattern(r"^[-a-zA-Z0-9_]{1,80}$"),
+        max_length=32,
+        default=list,
+        help_text=gettext_lazy(
+            "The market's integration situations the attempt exercised, by id; a validated "
+            "localized attempt names at least one."
+        ),
+    )
+    attempt_class = Choice(
+        choices=AttemptClass.choices,
+        default=AttemptClass.SYNTHETIC_FIXTURE,
+        help_text=gettext_lazy("Synthetic fixture, or validated localized on a live market."),
+    )
+    verification = Choice(
+        choices=Verification.choices,
+        default=Verification.SELF_REPORTED,
+        help_text=gettext_lazy(
+            "Who ran it. Operators record self-reported attempts; independent reruns and "
+            "provisional attempts need a permission MICA staff hold."
+        ),
+    )
+    eligible = Flag(
+        default=True,
+        help_text=gettext_lazy(
+            "False when an environment fault made the attempt ineligible: it is then "
+            "discarded, never counted as a failure."
+        ),
+    )
+    ineligible_reason = Text(
+        max_length=300,
+        allow_blank=True,
+        default="",
+        help_text=gettext_lazy("Why the attempt is ineligible; required when it is."),
+    )
+    outcome = Choice(
+        choices=Outcome.choices,
+        help_text=gettext_lazy("The diagnostic outcome the attempt reached."),
+    )
+    accuracy = Integer(
+        min_value=0,
+        max_value=1,
+        required=False,
+        help_text=gettext_lazy(
+            "Optional: 1 for a confirmed success, 0 for any other outcome; it must agree."
+        ),
+    )
+    wall_clock_seconds = Number(
+        min_value=0.001,
+        max_value=10**7,
+        help_text=gettext_lazy("How long the attempt took, start to end, in seconds."),
+    )
+    model_cost_usd = Money(
+        help_text=gettext_lazy("The sum of the invocations' costs, in USD as a decimal string.")
+    )
+    tool_cost_usd = Money(
+        default=Decimal(0),
+        help_text=gettext_lazy("What tools and APIs cost, in USD as a decimal string."),
+    )
+    observed_cost_usd = Money(
+        help_text=gettext_lazy("Model cost plus tool cost, in USD as a decimal string.")
+    )
     # Never assumed: an attempt states whether each of these happened.
-    critical_safety_event = Flag()
-    safety_event_description = Text(allow_blank=True, default="", max_length=2000)
-    prohibited_state_violation = Flag()
-    retry_created_duplicate = Flag()
+    critical_safety_event = Flag(
+        help_text=gettext_lazy("Whether a critical safety event happened; say so either way.")
+    )
+    safety_event_description = Text(
+        allow_blank=True,
+        default="",
+        max_length=2000,
+        help_text=gettext_lazy("What happened; required with a critical safety event."),
+    )
+    prohibited_state_violation = Flag(
+        help_text=gettext_lazy("Whether the attempt entered a state its task prohibits.")
+    )
+    retry_created_duplicate = Flag(
+        help_text=gettext_lazy(
+            "Whether a retry created a duplicate (a second booking, say): a failure, never "
+            "a success."
+        )
+    )
     # Seed: "Every published run cell names the platform actually used, its version and
     # snapshot date ... and whether a pre-registered fallback was invoked."
-    platform = Text(max_length=120)
-    platform_version = Text(max_length=60)
-    platform_snapshot_date = Day()
-    fallback_invoked = Flag()
-    tools_used = serializers.ListField(child=Text(max_length=120), max_length=200, default=list)
-    redacted_trace_id = Pattern(OPAQUE_ID)
-    invocations = InvocationSerializer(many=True, allow_empty=False, max_length=10_000)
-    evidence = EvidenceSerializer(many=True, max_length=200, default=list)
+    platform = Text(max_length=120, help_text=gettext_lazy("The market platform actually used."))
+    platform_version = Text(max_length=60, help_text=gettext_lazy("Its version."))
+    platform_snapshot_date = Day(
+        help_text=gettext_lazy("The date the platform was seen in that version, YYYY-MM-DD.")
+    )
+    fallback_invoked = Flag(
+        help_text=gettext_lazy("Whether a pre-registered fallback platform was used instead.")
+    )
+    tools_used = serializers.ListField(
+        child=Text(max_length=120),
+        max_length=200,
+        default=list,
+        help_text=gettext_lazy(
+            "Every tool the attempt used; a tool the snapshot does not declare keeps the "
+            "attempt but fails it."
+        ),
+    )
+    redacted_trace_id = Pattern(
+        OPAQUE_ID,
+        help_text=gettext_lazy("The id of the attempt's redacted trace, which you keep."),
+    )
+    invocations = InvocationSerializer(
+        many=True,
+        allow_empty=False,
+        max_length=10_000,
+        help_text=gettext_lazy("Every model call of the attempt, in order: at least one."),
+    )
+    evidence = EvidenceSerializer(
+        many=True,
+        max_length=200,
+        default=list,
+        help_text=gettext_lazy("The evidence of the outcome."),
+    )
+
+
+# Every rule a refused attempt names in `errors.rule`, with its answer's status: the API
+# schema documents each (submissions.api.examples), in the order the checks run.
+ATTEMPT_RULES = {
+    "schema": (400, gettext_lazy("A field is missing, unknown or of the wrong JSON type.")),
+    "attempt-id-repeated-in-batch": (
+        400,
+        gettext_lazy("The same attempt id appears twice in one batch."),
+    ),
+    "submitter-score": (
+        400,
+        gettext_lazy("The record offers a score, rank or weighting of its own."),
+    ),
+    "unknown-snapshot": (400, gettext_lazy("No registered snapshot has that system and version.")),
+    "verification-permission": (
+        403,
+        gettext_lazy(
+            "Independent reruns and provisional attempts need the permission to record them."
+        ),
+    ),
+    "not-own-snapshot": (403, gettext_lazy("You can submit attempts only for your own snapshots.")),
+    "attempt-id-reused": (
+        400,
+        gettext_lazy("This attempt id was already recorded with different content."),
+    ),
+    "invocation-order": (400, gettext_lazy("Invocation orders must run exactly 1 to n.")),
+    "model-cost-sum": (400, gettext_lazy("The invocation costs must add up to the model cost.")),
+    "observed-cost-sum": (
+        400,
+        gettext_lazy("Model cost plus tool cost must equal the observed cost."),
+    ),
+    "invocation-longer-than-attempt": (
+        400,
+        gettext_lazy("No invocation can take longer than its attempt."),
+    ),
+    "outcome-accuracy": (
+        400,
+        gettext_lazy("Accuracy is 1 for a confirmed success and 0 for any other outcome."),
+    ),
+    "ineligible-reason": (
+        400,
+        gettext_lazy("An ineligible attempt must say why it is ineligible."),
+    ),
+    "safety-event-description": (400, gettext_lazy("A critical safety event must be described.")),
+    "success-with-critical-safety-event": (
+        400,
+        gettext_lazy("An attempt with a critical safety event cannot be a confirmed success."),
+    ),
+    "success-with-prohibited-state": (
+        400,
+        gettext_lazy("An attempt that violated a prohibited state cannot be a confirmed success."),
+    ),
+    "success-with-retry-duplicate": (
+        400,
+        gettext_lazy("A duplicate created by a retry is a failure of the attempt, not a success."),
+    ),
+    "success-without-proof": (
+        400,
+        gettext_lazy(
+            "A confirmed success needs an authoritative response, a post-action readback "
+            "or a handoff checkpoint; a tool call's own lineage is not proof."
+        ),
+    ),
+    "unknown-task-version": (400, gettext_lazy("No task has that id and version.")),
+    "task-not-in-market": (400, gettext_lazy("The task does not apply in that market.")),
+    "situation-unknown": (
+        400,
+        gettext_lazy("A situation the attempt names is not declared by any market."),
+    ),
+    "situation-market": (
+        400,
+        gettext_lazy("A situation the attempt names belongs to another market."),
+    ),
+    "situation-missing": (
+        400,
+        gettext_lazy("A validated localized attempt must name its integration situations."),
+    ),
+}
 
 
 def refuse(rule, message):
@@ -307,14 +537,18 @@ def _check_actor(data, snapshot, actor):
         if not actor.has_perm(permission):
             raise PermissionRefused(
                 _("Recording %(class)s attempts needs the permission to record them.")
-                % {"class": Verification(data["verification"]).label}
+                % {"class": Verification(data["verification"]).label},
+                field_errors={"rule": ["verification-permission"]},
             )
         return
     # A self-reported attempt is its operator's, or transcribed by staff who record runs.
     if snapshot.system.operator_account_id == actor.pk:
         return
     if not any(actor.has_perm(p) for p in RECORDING_PERMISSIONS.values()):
-        raise PermissionRefused(_("You can submit attempts only for your own snapshots."))
+        raise PermissionRefused(
+            _("You can submit attempts only for your own snapshots."),
+            field_errors={"rule": ["not-own-snapshot"]},
+        )
 
 
 def payload_hash(payload):

@@ -489,6 +489,10 @@ class SystemSubmission(models.Model):
     access = models.TextField(_("access"))
     evidence_plan = models.TextField(_("evidence-trace plan"))
     contact_email = models.EmailField(_("contact e-mail"))
+    # The operator's e-mails (the receipt, say) are written in the language they filed in.
+    language = models.CharField(
+        _("language"), max_length=2, choices=[("en", "English"), ("ko", "한국어")], default="en"
+    )
     state = models.CharField(
         _("state"), max_length=10, choices=SubmissionState.choices, default=SubmissionState.RECEIVED
     )
@@ -509,7 +513,7 @@ class SystemSubmission(models.Model):
         verbose_name_plural = _("system submissions")
 
     def __str__(self):
-        return f"{self.name} {self.version}"
+        return f"#{self.pk} {self.name} {self.version}"
 
 
 class SystemSubmissionEvent(DecisionEvent):

@@ -178,3 +178,50 @@ def notify_review_move(sender, review, event, **kwargs):
     subject, body = _bilingual(lambda: _review_mail(review, event, holdout))
     for person in recipients:
         outbox_queue(to=person.email, subject=subject, body=body)
+
+
+def _operator_guide_link():
+    # In the active language: /ko/… for a Korean reader.
+    return settings.SITE_URL + reverse("submissions:operator-guide")
+
+
+def notify_operator_of_receipt(submission):
+    """The operator's receipt: the submission's reference number and what happens next."""
+    with translation.override(submission.language):
+        subject = _("Your MICA system submission #%(id)s") % {"id": submission.pk}
+        body = _(
+            "We received your system snapshot %(name)s %(version)s. Its reference number "
+            "is #%(id)s: quote it whenever you write to us about it.\n\n"
+            "MICA staff will accept the snapshot for evaluation, which registers it "
+            "unchanged, or decline it with a reason; either decision is sent to this "
+            "address. How to record attempts once it is registered:\n%(guide)s"
+        ) % {
+            "name": submission.name,
+            "version": submission.version,
+            "id": submission.pk,
+            "guide": _operator_guide_link(),
+        }
+    outbox_queue(to=submission.contact_email, subject=subject, body=body)
+
+
+def notify_operator_of_decision(submission):
+    with translation.override(submission.language):
+        subject = _("Your MICA system submission #%(id)s") % {"id": submission.pk}
+        body = _("Your system submission is now: %(state)s.\nReason: %(reason)s\n%(guide)s") % {
+            "state": submission.get_state_display(),
+            "reason": submission.decision_reason,
+            "guide": _operator_guide_link(),
+        }
+    outbox_queue(to=submission.contact_email, subject=subject, body=body)
+
+
+def notify_staff_of_submission(submission):
+    staff = get_user_model().objects.filter(is_staff=True, is_active=True).exclude(email="")
+    for member in staff:
+        outbox_queue(
+            to=member.email,
+            subject=f"New system submission #{submission.pk}: "
+            f"{submission.name} {submission.version}",
+            body=f"A system snapshot waits for your decision.\n"
+            f"{settings.SITE_URL}/admin/submissions/systemsubmission/{submission.pk}/change/",
+        )

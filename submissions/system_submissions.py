@@ -1,8 +1,10 @@
 """System snapshot submissions: a declared composition in, an immutable snapshot out."""
 
 import re
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone, translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -10,6 +12,7 @@ from rest_framework import serializers
 
 from catalogue.selectors import family_list
 from markets.selectors import market_list
+from mica.bilingual import LANGUAGES
 from mica.content.changes import writes_not_public
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.text import plain
@@ -23,6 +26,11 @@ from submissions.models import (
     SystemSubmission,
     SystemSubmissionEvent,
     Track,
+)
+from submissions.outbox import (
+    notify_operator_of_decision,
+    notify_operator_of_receipt,
+    notify_staff_of_submission,
 )
 
 # No submitter-supplied score, ranking or weighting is ever stored, and no field takes payment.
@@ -64,25 +72,108 @@ class CapabilityField(serializers.DictField):
     }
 
 
+# The furthest time zone is UTC+14: a snapshot frozen "today" there is no future one.
+LATEST_UTC_OFFSET = timedelta(hours=14)
+
+
+def latest_snapshot_date():
+    """The last date that is not yet in the future anywhere on Earth."""
+    return (timezone.now() + LATEST_UTC_OFFSET).date()
+
+
+def request_language():
+    """The language the filer reads: the request's, else English."""
+    language = translation.get_language() or ""
+    return language if language in LANGUAGES else "en"
+
+
 class SystemSubmissionSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=120)
-    operator = serializers.CharField(max_length=120)
-    version = serializers.CharField(max_length=60)
-    snapshot_date = serializers.DateField()
-    orchestrator = serializers.CharField(max_length=200)
+    name = serializers.CharField(
+        max_length=120,
+        help_text=gettext_lazy(
+            "The system's name, in any script; the slug is chosen from it on acceptance."
+        ),
+    )
+    operator = serializers.CharField(
+        max_length=120,
+        help_text=gettext_lazy("Who operates the system: a company, a lab or a person."),
+    )
+    version = serializers.CharField(
+        max_length=60,
+        help_text=gettext_lazy("The snapshot's version: any later change is a new snapshot."),
+    )
+    snapshot_date = serializers.DateField(
+        help_text=gettext_lazy(
+            "The date the snapshot was frozen, YYYY-MM-DD; never a date to come."
+        )
+    )
+    orchestrator = serializers.CharField(
+        max_length=200,
+        help_text=gettext_lazy(
+            "The scaffold or orchestrator that runs the system, with its version."
+        ),
+    )
     routable_models = serializers.ListField(
-        child=serializers.CharField(max_length=120), min_length=1, max_length=100
+        child=serializers.CharField(max_length=120),
+        min_length=1,
+        max_length=100,
+        help_text=gettext_lazy("Every model the system may route to, as provider/model."),
     )
     tools = serializers.ListField(
-        child=serializers.CharField(max_length=120), min_length=1, max_length=200
+        child=serializers.CharField(max_length=120),
+        min_length=1,
+        max_length=200,
+        help_text=gettext_lazy("Every tool and API the system may call."),
     )
-    memory = serializers.CharField(max_length=MAX_TEXT)
-    markets = serializers.ListField(child=serializers.CharField(max_length=2), min_length=1)
-    families = serializers.ListField(child=serializers.CharField(max_length=60), min_length=1)
-    market_capability = CapabilityField(required=False, default=dict)
-    access = serializers.CharField(max_length=MAX_TEXT)
-    evidence_plan = serializers.CharField(max_length=MAX_TEXT)
-    contact_email = serializers.EmailField()
+    memory = serializers.CharField(
+        max_length=MAX_TEXT,
+        help_text=gettext_lazy("What the system remembers, within and between attempts."),
+    )
+    markets = serializers.ListField(
+        child=serializers.CharField(max_length=2),
+        min_length=1,
+        help_text=gettext_lazy("The markets in scope, by code (KR, JP, SG, TW, AE, TH)."),
+    )
+    families = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        min_length=1,
+        help_text=gettext_lazy("The task families in scope, by id."),
+    )
+    market_capability = CapabilityField(
+        required=False,
+        default=dict,
+        help_text=gettext_lazy("What the system can do in each market, keyed by market code."),
+    )
+    access = serializers.CharField(
+        max_length=MAX_TEXT,
+        help_text=gettext_lazy(
+            "How MICA-controlled accounts reach the system. Never send secrets, tokens or codes."
+        ),
+    )
+    evidence_plan = serializers.CharField(
+        max_length=MAX_TEXT,
+        help_text=gettext_lazy(
+            "What evidence traces the system keeps, and how MICA receives them."
+        ),
+    )
+    contact_email = serializers.EmailField(
+        help_text=gettext_lazy(
+            "Where the receipt, the decision and, once accepted, the token are sent."
+        )
+    )
+    language = serializers.ChoiceField(
+        choices=LANGUAGES,
+        default=request_language,
+        help_text=gettext_lazy("The language of the e-mails: en or ko; by default the request's."),
+    )
+
+    def validate_snapshot_date(self, value):
+        # A snapshot is a system as it was frozen: a date to come describes no snapshot.
+        if value > latest_snapshot_date():
+            raise serializers.ValidationError(
+                _("The snapshot date is in the future: give the date the snapshot was frozen.")
+            )
+        return value
 
     def validate_markets(self, value):
         known = {m.code for m in market_list()}
@@ -156,7 +247,8 @@ def system_submission_file(*, payload):
         )
     }
     # Pending until staff accept it: no reader's page changes (mica.content.changes).
-    with writes_not_public():
+    # The receipt is queued with the submission, so one is never sent without the other.
+    with transaction.atomic(), writes_not_public():
         submission = SystemSubmission.objects.create(
             **texts,
             snapshot_date=data["snapshot_date"],
@@ -166,7 +258,10 @@ def system_submission_file(*, payload):
             families=data["families"],
             market_capability=data["market_capability"],
             contact_email=data["contact_email"],
+            language=data["language"],
         )
+        notify_operator_of_receipt(submission)
+        notify_staff_of_submission(submission)
     return submission
 
 
@@ -257,4 +352,5 @@ def system_submission_decide(*, submission_id, accept, reason, actor):
             actor=actor,
             reason=submission.decision_reason,
         )
+        notify_operator_of_decision(submission)
     return submission

@@ -15,6 +15,7 @@ urlpatterns = [
         name="challenge-confirm",
     ),
     path("submit/system/", views.system_new, name="system-new"),
+    path("submit/operators/", cached(views.operator_guide), name="operator-guide"),
     path("challenges/", cached(views.challenge_list), name="challenges"),
     re_path(r"^challenges/(?P<pk>[0-9]{1,9})/$", views.challenge_detail, name="challenge"),
 ]

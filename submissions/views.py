@@ -1,5 +1,7 @@
+import json
 import uuid
 
+from django.conf import settings
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -11,8 +13,10 @@ from mica.clients import client_address
 from mica.errors import Conflict, DomainError, RecordNotFound
 from mica.methodology.selectors import edition_current
 from mica.vocabulary import BLOCKER_SENTENCES
+from submissions.api.examples import SYSTEM_SUBMISSION, VALID_BATCH, VALID_BATCH_ANSWER
 from submissions.challenges import challenge_confirm, challenge_file
 from submissions.forms import ChallengeForm, SystemSubmissionForm
+from submissions.ingest import ATTEMPT_RULES
 from submissions.models import Challenge, ChallengeState, ChallengeType, Verification
 from submissions.selectors import challenge_public_get, challenge_public_list, challenges_on_section
 from submissions.system_submissions import system_submission_file
@@ -166,13 +170,38 @@ def system_new(request):
             form.add_error(None, _("Too many filings in the last hour; please try again later."))
         elif form.is_valid():
             try:
-                system_submission_file(payload=form.payload())
+                submission = system_submission_file(payload=form.payload())
             except DomainError as refused:
                 _show_refusal(form, refused)
             else:
-                return render(request, "submissions/system_received.html")
+                return render(
+                    request, "submissions/system_received.html", {"submission": submission}
+                )
     else:
         form = SystemSubmissionForm(**options)
     return render(
         request, "submissions/system_form.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+@require_safe
+def operator_guide(request):
+    """From a system submission to the gate's answer, for operators, with the very examples
+    the API schema documents."""
+    return render(
+        request,
+        "submissions/operator_guide.html",
+        {
+            "api_base": settings.SITE_URL,
+            "submission_json": json.dumps(SYSTEM_SUBMISSION, indent=2, ensure_ascii=False),
+            "batch_json": json.dumps(VALID_BATCH, indent=2, ensure_ascii=False),
+            "batch_jsonl": "\n".join(json.dumps(a, ensure_ascii=False) for a in VALID_BATCH),
+            "answer_json": json.dumps(VALID_BATCH_ANSWER, indent=2),
+            "rules": [
+                {"rule": rule, "status": status, "sentence": sentence}
+                for rule, (status, sentence) in ATTEMPT_RULES.items()
+            ],
+            "blockers": list(BLOCKER_SENTENCES.items()),
+            "snapshot": VALID_BATCH[0]["snapshot"],
+        },
     )

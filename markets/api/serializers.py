@@ -1,3 +1,4 @@
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -42,23 +43,47 @@ class SituationSerializer(serializers.ModelSerializer):
 class SituationUpdateSerializer(serializers.Serializer):
     """What a competent local editor may change on a situation."""
 
-    title_en = serializers.CharField(max_length=200, required=False)
-    title_ko = serializers.CharField(max_length=200, required=False)
-    detail_en = serializers.CharField(required=False)
-    detail_ko = serializers.CharField(required=False)
-    capability_area_en = serializers.CharField(max_length=200, required=False)
-    capability_area_ko = serializers.CharField(max_length=200, required=False)
+    title_en = serializers.CharField(
+        max_length=200, required=False, help_text=_("The situation's title in English.")
+    )
+    title_ko = serializers.CharField(
+        max_length=200, required=False, help_text=_("The situation's title in Korean.")
+    )
+    detail_en = serializers.CharField(
+        required=False, help_text=_("What the situation involves, in English.")
+    )
+    detail_ko = serializers.CharField(
+        required=False, help_text=_("What the situation involves, in Korean.")
+    )
+    capability_area_en = serializers.CharField(
+        max_length=200,
+        required=False,
+        help_text=_("The capability the situation exercises, in English."),
+    )
+    capability_area_ko = serializers.CharField(
+        max_length=200,
+        required=False,
+        help_text=_("The capability the situation exercises, in Korean."),
+    )
     task_families = serializers.ListField(
-        child=serializers.ChoiceField(choices=TaskFamily.choices), required=False
+        child=serializers.ChoiceField(choices=TaskFamily.choices),
+        required=False,
+        help_text=_("The task families that meet the situation."),
     )
     surfaces = serializers.ListField(
-        child=serializers.ChoiceField(choices=Surface.choices), required=False
+        child=serializers.ChoiceField(choices=Surface.choices),
+        required=False,
+        help_text=_("The surfaces the situation spans."),
     )
     recovery_conditions = serializers.ListField(
-        child=serializers.ChoiceField(choices=RecoveryCondition.choices), required=False
+        child=serializers.ChoiceField(choices=RecoveryCondition.choices),
+        required=False,
+        help_text=_("The recovery conditions the situation tests."),
     )
     evidence_types = serializers.ListField(
-        child=serializers.ChoiceField(choices=EvidenceType.choices), required=False
+        child=serializers.ChoiceField(choices=EvidenceType.choices),
+        required=False,
+        help_text=_("The evidence types the situation requires."),
     )
 
 

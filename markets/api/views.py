@@ -112,6 +112,10 @@ class SituationDetail(APIView):
 
     @extend_schema(
         summary=_("Change an integration situation (local editors of the market)"),
+        description=_(
+            "Only the fields sent change. Needs a sign-in with a current competence for the "
+            "situation's market."
+        ),
         request=SituationUpdateSerializer,
         responses=SituationSerializer,
     )

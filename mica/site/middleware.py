@@ -6,6 +6,7 @@ from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.http import HttpResponseBadRequest, HttpResponsePermanentRedirect
 from django.urls import Resolver404, resolve
 from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.http import escape_leading_slashes
 from django.utils.translation import gettext
 
@@ -35,6 +36,27 @@ class EnglishPrefixRedirectMiddleware:
                 target += "?" + query
             return HttpResponsePermanentRedirect(target)
         return self.get_response(request)
+
+
+class ApiLanguageMiddleware:
+    """The API speaks the reader's language: /api/ has no language prefix, so the
+    Accept-Language header (or the language cookie) chooses it, where LocaleMiddleware
+    would answer every unprefixed path in English. Refusals, the schema and its examples
+    follow it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not request.path_info.startswith("/api/"):
+            return self.get_response(request)
+        language = translation.get_language_from_request(request)
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+        response = self.get_response(request)
+        response.headers.setdefault("Content-Language", language)
+        patch_vary_headers(response, ["Accept-Language"])
+        return response
 
 
 class RobotsHeaderMiddleware:

@@ -4,6 +4,7 @@ from catalogue.sitemaps import TaskSitemap
 from markets.sitemaps import MarketSitemap
 from mica.site.navigation import routed_pages
 from mica.sitemaps import BilingualSitemap
+from submissions.sitemaps import GuideSitemap
 
 
 class PageSitemap(BilingualSitemap):
@@ -20,4 +21,9 @@ class PageSitemap(BilingualSitemap):
 
 
 # The site composes every app's sitemap; detail pages of public records only.
-SITEMAPS = {"pages": PageSitemap, "markets": MarketSitemap, "tasks": TaskSitemap}
+SITEMAPS = {
+    "pages": PageSitemap,
+    "guides": GuideSitemap,
+    "markets": MarketSitemap,
+    "tasks": TaskSitemap,
+}

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_safe
 
 from mica.errors import RecordNotFound
 from mica.methodology.selectors import edition_current
-from mica.site.api_docs import api_operations
+from mica.site.api_docs import api_operations, request_examples, token_scheme
 from mica.site.health import health_report
 from mica.site.i18n import KOREAN_PREFIX_RE
 from mica.site.ledger import home_ledger, method_frame
@@ -27,7 +27,17 @@ def home(request):
 
 @require_safe
 def api_docs(request):
-    return render(request, "site/api_docs.html", {"operations": api_operations()})
+    attempts = reverse("api-attempt-ingest")
+    return render(
+        request,
+        "site/api_docs.html",
+        {
+            "operations": api_operations(),
+            "token_scheme": token_scheme(),
+            # The console offers the schema's own request examples, to send as they are.
+            "console": {"path": attempts, "examples": request_examples(attempts)},
+        },
+    )
 
 
 @never_cache

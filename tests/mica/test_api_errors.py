@@ -1,5 +1,7 @@
 """Issue 17, "citation validation messages are lost in API errors": a refused challenge
-names each bad citation by its path, with the citation's own message."""
+names each bad citation by its path, with the citation's own message. Issue 19: "one
+error message reads literally `non_field_errors`": a refusal of a whole citation is keyed
+by the citation's own path."""
 
 import json
 
@@ -32,14 +34,12 @@ SOUND = {"source": "https://example.org/paper", "accessed": "2026-11-20"}
             [{"accessed": "2026-11-20"}, "https://example.org"],
             {
                 "citations.0.source": ["This field is required."],
-                "citations.1.non_field_errors": [
-                    "Invalid data. Expected a dictionary, but got str."
-                ],
+                "citations.1": ["Invalid data. Expected a dictionary, but got str."],
             },
         ),
         (
             "https://example.org",
-            {"citations.non_field_errors": ['Expected a list of items but got type "str".']},
+            {"citations": ['Expected a list of items but got type "str".']},
         ),
     ],
 )

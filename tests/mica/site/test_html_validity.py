@@ -173,6 +173,7 @@ def page_requests(records):
         ("submissions:challenge-confirm", "get", "/submit/challenge/confirm/not-a-token/", None),
         ("submissions:system-new", "get", "/submit/system/", None),
         ("submissions:system-new", "post", "/submit/system/", {"contact_email": "x"}),
+        ("submissions:operator-guide", "get", "/submit/operators/", None),
         ("submissions:challenges", "get", "/challenges/", None),
         ("submissions:challenges", "get", "/challenges/?state=rejected", None),
         ("submissions:challenge", "get", f"/challenges/{screened}/", None),

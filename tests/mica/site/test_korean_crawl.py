@@ -289,7 +289,7 @@ PAGE_KINDS = {
     "governance:results", "governance:systems", "governance:system",
     "governance:evidence", "governance:evidence-cell", "submissions:submit",
     "submissions:challenge-new", "submissions:system-new", "submissions:challenges",
-    "submissions:challenge",
+    "submissions:challenge", "submissions:operator-guide",
 }  # fmt: skip
 
 
