@@ -82,6 +82,10 @@ class TaskDefinitionAdmin(HoldoutScopedAdmin, HistoryAdmin):
     list_select_related = ("family", "current_version")
     readonly_fields = ("lifecycle", "current_version", "created_at")
     inlines = [TaskEventInline]
+
+    class Media:
+        css = {"all": ["mica/admin-bilingual.css"]}  # its breadcrumbs and event table
+
     # The task's life as the workflow's table allows it (catalogue.workflows.TASK_TRANSITIONS);
     # a version is promoted or made current from the task versions' list.
     actions = ["promote", "retire"]
@@ -139,7 +143,7 @@ class TaskVersionPartInline(BilingualInline):
         return korean_review_approved_at(obj.version_id)
 
 
-class ContractClauseInline(TaskVersionPartInline, TranslationTabularInline):
+class ContractClauseInline(TaskVersionPartInline, TranslationStackedInline):
     model = models.ContractClause
 
 
