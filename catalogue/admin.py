@@ -9,7 +9,6 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import (
     TranslationAdmin,
     TranslationStackedInline,
-    TranslationTabularInline,
 )
 
 from catalogue import models
@@ -138,6 +137,9 @@ class TaskVersionPartInline(BilingualInline):
     """A part of a version's contract: its Korean approval is the version's."""
 
     extra = 0
+
+    def korean_approval_key(self, obj):
+        return obj.version_id
 
     def korean_approved_at(self, obj):
         return korean_review_approved_at(obj.version_id)

@@ -6,6 +6,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.models import TaskVersion
 from mica.admin_fields import CodeListField
 from mica.bilingual import LANGUAGES
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition
@@ -83,11 +84,11 @@ class ParameterListWidget(forms.Widget):
         return f"{name}-TOTAL" not in data
 
 
-def _whole(text, label, errors):
+def _whole(text, refusal, errors):
     try:
         return int(text)
     except ValueError:
-        errors.append(_("%(label)s must be a whole number.") % {"label": label})
+        errors.append(refusal)
         return None
 
 
@@ -109,14 +110,14 @@ def _parameter(row):
             errors.append(_("List at least one value, one a line."))
         parameter["choices"] = choices
     if kind in RANGE_TYPES:
-        low = _whole(row["min"], _("The lowest value"), errors) if row["min"] else None
-        high = _whole(row["max"], _("The highest value"), errors) if row["max"] else None
-        if low is None or high is None:
-            if not errors:
-                errors.append(_("Give the lowest and the highest value."))
-        elif low > high:
-            errors.append(_("The lowest value is above the highest."))
-        parameter.update({"min": low, "max": high})
+        if not (row["min"] and row["max"]):
+            errors.append(_("Give the lowest and the highest value."))
+        else:
+            low = _whole(row["min"], _("The lowest value must be a whole number."), errors)
+            high = _whole(row["max"], _("The highest value must be a whole number."), errors)
+            if low is not None and high is not None and low > high:
+                errors.append(_("The lowest value is above the highest."))
+            parameter.update({"min": low, "max": high})
     description = {lang: row[f"description_{lang}"] for lang in LANGUAGES}
     if not all(description.values()):
         errors.append(_("Describe the parameter in English and in Korean."))
@@ -172,6 +173,10 @@ class TaskVersionAdminForm(forms.ModelForm):
         vocabulary=LocalityCondition.choices, label=_("locality conditions"), required=False
     )
     parameter_schema = ParameterListField(label=_("parameters"), required=False)
+
+    class Meta:
+        model = TaskVersion
+        fields = "__all__"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -145,7 +145,7 @@ def _check_rules(definition, action, version, reason):
     if action == "retire":
         if not reason.strip():
             raise ValidationFailed(
-                _("Say why the task is retired: the reason is published with it."),
+                _("Say why the task is retired: the reason stays in its history."),
                 field_errors={"reason": [_("This field is required.")]},
             )
         return

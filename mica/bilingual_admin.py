@@ -154,7 +154,25 @@ class BilingualAdmin:
 class BilingualInline(BilingualAdmin):
     """The same for an inline: each inline record's own history and approval."""
 
+    def korean_approval_key(self, obj):
+        """Records with the same key share their Korean approval (by default none do)."""
+        return obj.pk
+
     def get_formset(self, request, obj=None, **kwargs):
         formset = super().get_formset(request, obj, **kwargs)
-        formset.form = _with_english_changes(formset.form, self.korean_approved_at)
+        formset.form = _with_english_changes(formset.form, _once_per_form_page(self))
         return formset
+
+
+def _once_per_form_page(inline):
+    """The inline's `korean_approved_at`, asked once for the records that share an answer
+    (`korean_approval_key`): one question per change form, not one per inline row."""
+    answers = {}
+
+    def approved_at(obj):
+        key = inline.korean_approval_key(obj)
+        if key not in answers:
+            answers[key] = inline.korean_approved_at(obj)
+        return answers[key]
+
+    return approved_at
