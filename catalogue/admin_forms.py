@@ -6,7 +6,6 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from catalogue.models import TaskVersion
 from mica.admin_fields import CodeListField
 from mica.bilingual import LANGUAGES
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition
@@ -161,7 +160,8 @@ class ParameterListField(forms.Field):
 
 
 class TaskVersionAdminForm(forms.ModelForm):
-    """Evidence, axes and locality as ticked vocabulary; parameters as a row each."""
+    """Evidence, axes and locality as ticked vocabulary; parameters as a row each. The
+    admin names the model and the fields (TaskVersionAdmin)."""
 
     evidence_requirements = CodeListField(
         vocabulary=EvidenceType.choices, label=_("evidence requirements")
@@ -173,10 +173,6 @@ class TaskVersionAdminForm(forms.ModelForm):
         vocabulary=LocalityCondition.choices, label=_("locality conditions"), required=False
     )
     parameter_schema = ParameterListField(label=_("parameters"), required=False)
-
-    class Meta:
-        model = TaskVersion
-        fields = "__all__"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

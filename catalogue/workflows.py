@@ -144,10 +144,8 @@ def _check_rules(definition, action, version, reason):
     """The method's rules for the action, judged under the lock; refusals name every gap."""
     if action == "retire":
         if not reason.strip():
-            raise ValidationFailed(
-                _("Say why the task is retired: the reason stays in its history."),
-                field_errors={"reason": [_("This field is required.")]},
-            )
+            refusal = _("Say why the task is retired: the reason stays in its history.")
+            raise ValidationFailed(refusal, field_errors={"reason": [refusal]})
         return
     if action == "make_current" and version is not None:
         if version.pk == definition.current_version_id:

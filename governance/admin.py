@@ -6,6 +6,7 @@ from modeltranslation.admin import TranslationAdmin
 from governance.models import Appeal, GateCell, PersonDeclaration, Withdrawal
 from governance.services import APPEAL_TRANSITIONS, appeal_decide
 from mica.admin_decisions import DecisionAdmin
+from mica.bilingual_admin import BilingualAdmin
 from mica.history_admin import HistoryAdmin
 
 
@@ -93,7 +94,7 @@ class PersonDeclarationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Withdrawal)
-class WithdrawalAdmin(HistoryAdmin, TranslationAdmin):
+class WithdrawalAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
     list_display = ("figure", "original_value", "corrected_value", "decided_on")
 
     def has_delete_permission(self, request, obj=None):

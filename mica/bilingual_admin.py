@@ -22,19 +22,11 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.timezone import localtime
 from django.utils.translation import gettext as _
-from modeltranslation.translator import NotRegistered, translator
 
+from mica.history import translated_fields
 from mica.history_admin import words_marked
 
 SOURCE, TARGET = "en", "ko"
-
-
-def translated_fields(model):
-    """The names of `model`'s translated fields (title, not title_en), in their order."""
-    try:
-        return list(translator.get_options_for_model(model).all_fields)
-    except NotRegistered:
-        return []
 
 
 def _paired(fields, translated):
