@@ -168,12 +168,14 @@ def task_transition(*, definition_id, action, actor, version_id=None, reason="")
     """Lock the task, check the move, the actor and the method's rules, apply the move and
     log it, atomically. `version_id` names the version promoted or made current."""
     with transaction.atomic():
-        definition = (
-            TaskDefinition.objects.select_for_update().select_related("current_version")
-        ).get(pk=definition_id)
-        move = TASK_TRANSITIONS.get((definition.lifecycle, action))
-        if move is None:
-            raise InvalidTransition(_task_move_refusal(definition, action))
+        # No join: PostgreSQL locks no row on the nullable side of an outer join.
+        definition = TaskDefinition.objects.select_for_update().get(pk=definition_id)
+        move = workflow_move(
+            TASK_TRANSITIONS,
+            definition.lifecycle,
+            action,
+            _task_move_refusal(definition, action),
+        )
         _require_method_lead(action, actor)
         version = _judged_version(definition, version_id)
         _check_rules(definition, action, version, reason)
