@@ -26,6 +26,7 @@ from catalogue.workflows import ACTION_LABELS, REVIEW_TRANSITIONS, review_transi
 from markets.models import CompetenceRole
 from markets.selectors import competent_market_codes
 from mica.admin_decisions import DecisionEventInline
+from mica.admin_fields import AUTOCOMPLETE_JS
 from mica.bilingual_admin import BilingualAdmin, BilingualInline
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
@@ -172,6 +173,11 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
     readonly_fields = ("content_hash", "editors")
     autocomplete_fields = ("definition",)
     inlines = [ContractClauseInline, MarketApplicabilityInline]
+
+    class Media:
+        css = BilingualAdmin.Media.css
+        js = AUTOCOMPLETE_JS
+
     actions = ["promote_task", "make_current"]
 
     @admin.display(boolean=True, description=_("current"))
@@ -362,6 +368,11 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     list_select_related = ("version__definition", "market")
     readonly_fields = ("state", "author", "reviewer", "approved_hash")
     autocomplete_fields = ("version",)
+
+    class Media:
+        css = BilingualAdmin.Media.css  # the breadcrumbs' underline
+        js = AUTOCOMPLETE_JS
+
     inlines = [ReviewEventInline]
     # Every move staff can take, from the workflow's table; voiding is the system's.
     actions = [review_admin_action(action) for action in REVIEW_ACTIONS_FOR_STAFF]
@@ -405,6 +416,10 @@ class ExposureEntryAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     list_display = ("definition", "at", "where", "artifact")
     list_select_related = ("definition",)
     autocomplete_fields = ("definition",)
+
+    class Media:
+        css = BilingualAdmin.Media.css  # the breadcrumbs' underline
+        js = AUTOCOMPLETE_JS
 
     def has_change_permission(self, request, obj=None):
         return False  # the exposure log is append-only

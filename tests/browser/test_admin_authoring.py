@@ -205,6 +205,10 @@ def test_a_task_goes_from_the_authors_hands_to_its_public_page(page, site, peopl
     for prefix in ("", "/ko"):
         page.goto(f"{site}{prefix}/admin/catalogue/taskversion/{task.current_version_id}/change/")
         assert_accessible(page)
+        page.goto(f"{site}{prefix}/admin/catalogue/taskversion/add/")
+        assert_accessible(page)
+        page.goto(f"{site}{prefix}/admin/catalogue/localreview/add/")
+        assert_accessible(page)
         page.goto(f"{site}{prefix}/admin/catalogue/taskdefinition/{task.pk}/change/")
         assert_accessible(page)
 
