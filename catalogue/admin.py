@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.text import capfirst
@@ -7,11 +8,11 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import (
     TranslationAdmin,
     TranslationStackedInline,
-    TranslationTabularInline,
 )
 
 from catalogue import models
 from catalogue.access import HoldoutScopedAdmin, task_versions_visible
+from catalogue.admin_forms import TaskVersionAdminForm
 from catalogue.rules import require_author_for, task_version_hash
 from catalogue.selectors import review_drafts_of, reviews_awaiting
 from catalogue.services import (
@@ -21,10 +22,14 @@ from catalogue.services import (
     review_comment_resolve_check,
     review_open,
     task_promote,
+    task_retire,
+    task_version_make_current,
     task_version_touch,
 )
 from catalogue.workflows import ACTION_LABELS, REVIEW_TRANSITIONS, review_transition
 from mica.admin_decisions import DecisionEventInline
+from mica.admin_fields import AUTOCOMPLETE_JS
+from mica.bilingual_admin import BilingualAdmin, BilingualInline
 from mica.errors import DomainError, ValidationFailed
 from mica.history_admin import HistoryAdmin
 
@@ -39,10 +44,36 @@ def _report(modeladmin, request, label, call):
     return True
 
 
+def korean_review_approved_at(version_id):
+    """When a local reviewer in Korea last approved the version: its Korean approval."""
+    return (
+        models.ReviewEvent.objects.filter(
+            review__version_id=version_id, review__market__code="KR", action="approve"
+        )
+        .order_by("-at")
+        .values_list("at", flat=True)
+        .first()
+    )
+
+
 @admin.register(models.TaskFamily)
-class TaskFamilyAdmin(HistoryAdmin, TranslationAdmin):
+class TaskFamilyAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
     list_display = ("position", "slug", "label", "task_prefix", "timeout_seconds")
     ordering = ("position",)
+
+
+class RetirementForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Why the task is retired"),
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+        help_text=_("Kept with the task's history; the task leaves the public catalogue."),
+    )
+
+
+class TaskEventInline(DecisionEventInline):
+    model = models.TaskEvent
+    readonly_fields = (*DecisionEventInline.readonly_fields, "version", "actor")
+    fields = readonly_fields
 
 
 @admin.register(models.TaskDefinition)
@@ -52,7 +83,17 @@ class TaskDefinitionAdmin(HoldoutScopedAdmin, HistoryAdmin):
     search_fields = ("slug", "current_version__title_en", "current_version__title_ko")
     list_select_related = ("family", "current_version")
     readonly_fields = ("lifecycle", "current_version", "created_at")
-    actions = ["promote"]
+    inlines = [TaskEventInline]
+
+    class Media:
+        css = {"all": ["mica/admin-bilingual.css"]}  # its breadcrumbs and event table
+
+    # The task's life as the workflow's table allows it (catalogue.workflows.TASK_TRANSITIONS);
+    # a version is promoted or made current from the task versions' list.
+    actions = ["promote", "retire"]
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []  # no events before the task exists
 
     @admin.action(description=_("Promote the selected candidates to validated"))
     def promote(self, request, queryset):
@@ -65,23 +106,64 @@ class TaskDefinitionAdmin(HoldoutScopedAdmin, HistoryAdmin):
             ):
                 self.message_user(request, _("%(task)s is validated.") % {"task": definition})
 
+    @admin.action(description=_("Retire the selected tasks, with a reason"))
+    def retire(self, request, queryset):
+        form = RetirementForm(request.POST if "confirm" in request.POST else None)
+        if not form.is_valid():
+            return TemplateResponse(
+                request,
+                "admin/catalogue/taskdefinition/retire_confirmation.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": _("Retire tasks"),
+                    "opts": self.model._meta,
+                    "tasks": queryset,
+                    "form": form,
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+        reason = form.cleaned_data["reason"]
+        for definition in queryset:
+            if _report(
+                self,
+                request,
+                definition.slug,
+                lambda d=definition: task_retire(
+                    definition_id=d.pk, actor=request.user, reason=reason
+                ),
+            ):
+                self.message_user(request, _("%(task)s is retired.") % {"task": definition})
+        return None
 
-class ContractClauseInline(TranslationTabularInline):
+
+class TaskVersionPartInline(BilingualInline):
+    """A part of a version's contract: its Korean approval is the version's."""
+
+    extra = 0
+
+    def korean_approval_key(self, obj):
+        return obj.version_id
+
+    def korean_approved_at(self, obj):
+        return korean_review_approved_at(obj.version_id)
+
+
+class ContractClauseInline(TaskVersionPartInline, TranslationStackedInline):
     model = models.ContractClause
-    extra = 0
 
 
-class MarketApplicabilityInline(TranslationStackedInline):
+class MarketApplicabilityInline(TaskVersionPartInline, TranslationStackedInline):
     model = models.MarketApplicability
-    extra = 0
 
 
 @admin.register(models.TaskVersion)
-class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, TranslationAdmin):
+class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, TranslationAdmin):
     holdout_path = "definition__task_set"
+    form = TaskVersionAdminForm
     list_display = (
         "__str__",
         "title",
+        "is_current",
         "surface",
         "termination_class",
         "declared_complexity",
@@ -91,7 +173,51 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, TranslationAdmin):
     search_fields = ("definition__slug", "title_en", "title_ko")
     list_select_related = ("definition",)
     readonly_fields = ("content_hash", "editors")
+    autocomplete_fields = ("definition",)
     inlines = [ContractClauseInline, MarketApplicabilityInline]
+
+    class Media:
+        css = BilingualAdmin.Media.css
+        js = AUTOCOMPLETE_JS
+
+    actions = ["promote_task", "make_current"]
+
+    @admin.display(boolean=True, description=_("current"))
+    def is_current(self, obj):
+        return obj.definition.current_version_id == obj.pk
+
+    def korean_approved_at(self, obj):
+        return korean_review_approved_at(obj.pk)
+
+    def _one_version(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, _("Select exactly one task version."), messages.ERROR)
+            return None
+        return queryset.get()
+
+    @admin.action(description=_("Promote the task to validated on the selected version"))
+    def promote_task(self, request, queryset):
+        version = self._one_version(request, queryset)
+        if version and _report(
+            self,
+            request,
+            str(version),
+            lambda: task_promote(
+                definition_id=version.definition_id, actor=request.user, version_id=version.pk
+            ),
+        ):
+            self.message_user(request, _("%(task)s is validated.") % {"task": version.definition})
+
+    @admin.action(description=_("Make the selected version current (its public page)"))
+    def make_current(self, request, queryset):
+        version = self._one_version(request, queryset)
+        if version and _report(
+            self,
+            request,
+            str(version),
+            lambda: task_version_make_current(version_id=version.pk, actor=request.user),
+        ):
+            self.message_user(request, _("%(version)s is now current.") % {"version": version})
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -334,6 +460,11 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     list_filter = (AwaitingMyReview, "state", "market")
     list_select_related = ("version__definition", "market")
     readonly_fields = ("state", "author", "reviewer", "approved_hash")
+    autocomplete_fields = ("version",)
+
+    class Media:
+        js = AUTOCOMPLETE_JS
+
     inlines = [ReviewEventInline, ReviewCommentInline, NewReviewCommentInline]
     # Every move staff can take, from the workflow's table; voiding is the system's.
     actions = [review_admin_action(action) for action in REVIEW_ACTIONS_FOR_STAFF]
@@ -436,6 +567,10 @@ class ExposureEntryAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     holdout_path = "definition__task_set"
     list_display = ("definition", "at", "where", "artifact")
     list_select_related = ("definition",)
+    autocomplete_fields = ("definition",)
+
+    class Media:
+        js = AUTOCOMPLETE_JS
 
     def has_change_permission(self, request, obj=None):
         return False  # the exposure log is append-only

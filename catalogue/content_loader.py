@@ -13,7 +13,7 @@ from catalogue.models import (
     TaskFamily,
     TaskVersion,
 )
-from catalogue.services import task_version_make_current, task_version_touch
+from catalogue.services import task_version_load_current, task_version_touch
 from markets.selectors import market_list
 from mica.content.loading import read_yaml, texts, translated
 from mica.errors import ValidationFailed
@@ -116,7 +116,7 @@ def _load_tasks(canonical, family, items, markets):
         )
         version = _load_version(canonical, definition, item, markets)
         if definition.current_version_id is None:
-            task_version_make_current(version=version)
+            task_version_load_current(version=version)
         if outcome == "created":
             ExposureEntry.objects.create(
                 definition=definition,

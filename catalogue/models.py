@@ -417,3 +417,24 @@ class ExposureEntry(models.Model):
 
     def __str__(self):
         return f"{self.definition.slug} · {self.where}"
+
+
+class TaskEvent(DecisionEvent):
+    """Each move of a task's life (catalogue.workflows.TASK_TRANSITIONS): promotion, a
+    version made current, retirement with its reason. The version names what was judged."""
+
+    definition = models.ForeignKey(
+        TaskDefinition, on_delete=models.CASCADE, related_name="events", verbose_name=_("task")
+    )
+    version = models.ForeignKey(
+        TaskVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("task version"),
+    )
+
+    class Meta(DecisionEvent.Meta):
+        verbose_name = _("task event")
+        verbose_name_plural = _("task events")

@@ -5,10 +5,12 @@ import json
 
 from django.utils.translation import gettext as _
 
+from catalogue.models import ClauseKind, ReviewState
 from markets.models import CompetenceRole
 from markets.selectors import competent_market_codes
 from mica.bilingual import field_pair
 from mica.errors import PermissionRefused
+from mica.vocabulary import MARKET_ORDER
 
 # `bar(person, version)` -> why that person may not approve it ("holdout-access",
 # "declared-conflict") or None: registered by governance, which keeps the declarations.
@@ -118,3 +120,84 @@ def require_reviewer_for(review, actor):
                 "task, so you cannot approve it."
             )
         )
+
+
+# --- Promotion ----------------------------------------------------------------
+
+
+def _design_gaps(version):
+    fields = [
+        ("surface", _("surface")),
+        ("termination_class", _("termination class")),
+        ("declared_complexity", _("declared complexity")),
+        ("diagnostic_axes", _("diagnostic axes")),
+    ]
+    gaps = [
+        _("missing %(field)s") % {"field": label}
+        for name, label in fields
+        if not getattr(version, name)
+    ]
+    return gaps
+
+
+def _applicability_gaps(version, applicability):
+    if not applicability:
+        return [_("missing market applicability")]
+    gaps = []
+    codes = [a.market.code for a in applicability]
+    for code in sorted(set(c for c in codes if codes.count(c) > 1)):
+        gaps.append(_("market applicability repeats %(market)s") % {"market": code})
+    for code in MARKET_ORDER:
+        if code not in codes:
+            gaps.append(_("market applicability omits %(market)s") % {"market": code})
+    return gaps
+
+
+def _reference_gaps(version):
+    if version.reference_status != "registered":
+        return [_("speed and cost references are still calibration-pending")]
+    return []
+
+
+def _contract_gaps(version):
+    kinds = {clause.kind for clause in version.clauses.all()}
+    labels = {
+        ClauseKind.OBLIGATION: _("obligations"),
+        ClauseKind.INVARIANT: _("invariants"),
+        ClauseKind.PROHIBITED: _("prohibited states"),
+    }
+    return [
+        _("the contract has no %(part)s") % {"part": labels[kind]}
+        for kind in ClauseKind
+        if kind not in kinds
+    ]
+
+
+def _review_gaps(version, applicable_codes):
+    approved = {
+        review.market.code
+        for review in version.reviews.filter(state=ReviewState.APPROVED).select_related("market")
+        if review.approved_hash == task_version_hash(version)
+    }
+    return [
+        _("no approved local review in %(market)s") % {"market": code}
+        for code in applicable_codes
+        if code not in approved
+    ]
+
+
+def task_promotion_gaps(definition, version=None):
+    """Every reason the task cannot be validated on `version` (its current version unless
+    named), nor that version made current; empty when it can."""
+    version = version or definition.current_version
+    if version is None:
+        return [_("the task has no version")]
+    applicability = list(version.applicability.select_related("market"))
+    applicable = [a.market.code for a in applicability if a.applies]
+    return (
+        _design_gaps(version)
+        + _applicability_gaps(version, applicability)
+        + _reference_gaps(version)
+        + _review_gaps(version, [c for c in MARKET_ORDER if c in applicable])
+        + _contract_gaps(version)
+    )

@@ -69,6 +69,12 @@ def task_public_list():
     ).order_by("family__position", "position", "slug")
 
 
+def task_catalogue_list():
+    """The public catalogue: public tasks in force. A retired task has left it; its own
+    page stays, with its versions and history, for whoever cited it."""
+    return task_public_list().exclude(lifecycle=Lifecycle.RETIRED)
+
+
 def task_catalogue_snapshot():
     """The public tasks in force (not retired), as an edition freezes them when published."""
     tasks = (

@@ -1,4 +1,5 @@
-"""Every write to the catalogue: versions, reviews, promotion."""
+"""Every write to the catalogue: versions, reviews, and a task's life (promotion, its
+current version, retirement), the last through catalogue.workflows.task_transition."""
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -6,8 +7,6 @@ from django.utils.translation import gettext as _
 
 from catalogue.access import holdout_access
 from catalogue.models import (
-    ClauseKind,
-    Lifecycle,
     LocalReview,
     ReviewComment,
     ReviewState,
@@ -19,11 +18,10 @@ from catalogue.rules import (
     require_participant_in,
     task_version_hash,
 )
-from catalogue.workflows import review_transition
+from catalogue.workflows import review_transition, task_transition
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.methodology.selectors import edition_current
 from mica.methodology.services import section_id_owner
-from mica.vocabulary import MARKET_ORDER
 
 
 def task_version_touch(*, version, actor=None):
@@ -44,8 +42,33 @@ def task_version_touch(*, version, actor=None):
     return version
 
 
-def task_version_make_current(*, version):
-    TaskDefinition.objects.filter(pk=version.definition_id).update(current_version=version)
+def task_version_load_current(*, version):
+    """The canonical content's version of a task that has none in force yet: the seed
+    stands behind it, as loaded. Every later change goes through task_version_make_current."""
+    TaskDefinition.objects.filter(pk=version.definition_id, current_version=None).update(
+        current_version=version
+    )
+
+
+def task_promote(*, definition_id, actor, version_id=None):
+    """Candidate to validated, judged on `version_id` (the current version unless named)."""
+    return task_transition(
+        definition_id=definition_id, action="promote", actor=actor, version_id=version_id
+    )
+
+
+def task_version_make_current(*, version_id, actor):
+    """The version the public page shows: only of a validated task, and only a version
+    that meets every rule of validation (approved local reviews under four eyes included)."""
+    definition_id = TaskVersion.objects.values_list("definition_id", flat=True).get(pk=version_id)
+    return task_transition(
+        definition_id=definition_id, action="make_current", actor=actor, version_id=version_id
+    )
+
+
+def task_retire(*, definition_id, actor, reason):
+    """Out of the public catalogue for good, with the reason; its versions and history stay."""
+    return task_transition(definition_id=definition_id, action="retire", actor=actor, reason=reason)
 
 
 def review_open(*, version, market, actor):
@@ -146,101 +169,3 @@ def review_comment_resolve(*, comment_id, actor):
         comment.resolved_by = actor
         comment.save()
     return comment
-
-
-# --- Promotion ----------------------------------------------------------------
-
-
-def _design_gaps(version):
-    fields = [
-        ("surface", _("surface")),
-        ("termination_class", _("termination class")),
-        ("declared_complexity", _("declared complexity")),
-        ("diagnostic_axes", _("diagnostic axes")),
-    ]
-    gaps = [
-        _("missing %(field)s") % {"field": label}
-        for name, label in fields
-        if not getattr(version, name)
-    ]
-    return gaps
-
-
-def _applicability_gaps(version, applicability):
-    if not applicability:
-        return [_("missing market applicability")]
-    gaps = []
-    codes = [a.market.code for a in applicability]
-    for code in sorted(set(c for c in codes if codes.count(c) > 1)):
-        gaps.append(_("market applicability repeats %(market)s") % {"market": code})
-    for code in MARKET_ORDER:
-        if code not in codes:
-            gaps.append(_("market applicability omits %(market)s") % {"market": code})
-    return gaps
-
-
-def _reference_gaps(version):
-    if version.reference_status != "registered":
-        return [_("speed and cost references are still calibration-pending")]
-    return []
-
-
-def _contract_gaps(version):
-    kinds = {clause.kind for clause in version.clauses.all()}
-    labels = {
-        ClauseKind.OBLIGATION: _("obligations"),
-        ClauseKind.INVARIANT: _("invariants"),
-        ClauseKind.PROHIBITED: _("prohibited states"),
-    }
-    return [
-        _("the contract has no %(part)s") % {"part": labels[kind]}
-        for kind in ClauseKind
-        if kind not in kinds
-    ]
-
-
-def _review_gaps(version, applicable_codes):
-    approved = {
-        review.market.code
-        for review in version.reviews.filter(state=ReviewState.APPROVED).select_related("market")
-        if review.approved_hash == task_version_hash(version)
-    }
-    return [
-        _("no approved local review in %(market)s") % {"market": code}
-        for code in applicable_codes
-        if code not in approved
-    ]
-
-
-def task_promotion_gaps(definition):
-    """Every reason the task cannot move from candidate to validated; empty when it can."""
-    version = definition.current_version
-    if version is None:
-        return [_("the task has no version")]
-    applicability = list(version.applicability.select_related("market"))
-    applicable = [a.market.code for a in applicability if a.applies]
-    return (
-        _design_gaps(version)
-        + _applicability_gaps(version, applicability)
-        + _reference_gaps(version)
-        + _review_gaps(version, [c for c in MARKET_ORDER if c in applicable])
-        + _contract_gaps(version)
-    )
-
-
-def task_promote(*, definition_id, actor):
-    with transaction.atomic():
-        definition = TaskDefinition.objects.select_for_update().get(pk=definition_id)
-        if definition.lifecycle != Lifecycle.CANDIDATE:
-            raise InvalidTransition(_("Only a candidate task can be promoted."))
-        if not (actor and actor.is_superuser):
-            raise PermissionRefused(_("Only the method lead promotes tasks."))
-        gaps = task_promotion_gaps(definition)
-        if gaps:
-            raise ValidationFailed(
-                _("The task cannot be validated yet: %(gaps)s.") % {"gaps": "; ".join(gaps)},
-                field_errors={"lifecycle": gaps},
-            )
-        definition.lifecycle = Lifecycle.VALIDATED
-        definition.save(update_fields=["lifecycle"])
-    return definition

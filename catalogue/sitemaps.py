@@ -1,16 +1,16 @@
 from django.urls import reverse
 
-from catalogue.selectors import task_public_list
+from catalogue.selectors import task_catalogue_list
 from mica.sitemaps import BilingualSitemap
 
 
 class TaskSitemap(BilingualSitemap):
-    """Public task pages only: the sitemap reads the same public queryset as the pages."""
+    """The public catalogue's task pages: the sitemap reads the queryset the catalogue lists."""
 
     priority = 0.5
 
     def items(self):
-        return list(task_public_list().values_list("slug", flat=True))
+        return list(task_catalogue_list().values_list("slug", flat=True))
 
     def location(self, slug):
         return reverse("catalogue:task-detail", args=[slug])

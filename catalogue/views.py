@@ -8,9 +8,9 @@ from catalogue.models import TaskDefinition
 from catalogue.selectors import (
     family_list,
     review_list,
+    task_catalogue_list,
     task_filter,
     task_public_get,
-    task_public_list,
     task_versions,
 )
 
@@ -20,11 +20,11 @@ def task_list(request):
     families = list(family_list())
     form = TaskFilterForm(request.GET, families=families)
     filters = form.filters()
-    cards = presenters.list_cards(task_filter(task_public_list(), **filters))
+    cards = presenters.list_cards(task_filter(task_catalogue_list(), **filters))
     everything = (
         cards
         if not any(filters.values())
-        else [presenters.task_card(d) for d in task_public_list()]
+        else [presenters.task_card(d) for d in task_catalogue_list()]
     )
     by_family = {family.pk: [] for family in families}
     for card in cards:

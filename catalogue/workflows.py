@@ -1,13 +1,27 @@
-"""Local review: a table of (state, action) -> Move and one function that applies it."""
+"""Local review and a task's life: each a table of (state, action) -> Move and one function
+that applies it."""
 
 from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 
-from catalogue.models import LocalReview, ReviewEvent, ReviewState
-from catalogue.rules import require_author_for, require_reviewer_for, task_version_hash
+from catalogue.models import (
+    Lifecycle,
+    LocalReview,
+    ReviewEvent,
+    ReviewState,
+    TaskDefinition,
+    TaskEvent,
+    TaskVersion,
+)
+from catalogue.rules import (
+    require_author_for,
+    require_reviewer_for,
+    task_promotion_gaps,
+    task_version_hash,
+)
 from catalogue.signals import review_moved
-from mica.errors import ValidationFailed
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.workflows import Move, workflow_move
 
 S = ReviewState
@@ -80,3 +94,115 @@ def review_transition(*, review_id, action, actor=None, reason=""):
         )
         review_moved.send(sender=LocalReview, review=review, event=event)
     return review
+
+
+# --- A task's life ------------------------------------------------------------------
+
+L = Lifecycle
+
+# Draft and local review happen on versions (above); the task itself is validated, has a
+# version made current (only once validated: that is what the public page shows) and is
+# retired with a reason. The method lead decides each.
+TASK_TRANSITIONS = {
+    (L.CANDIDATE, "promote"): Move(L.VALIDATED, "method-lead"),
+    (L.VALIDATED, "make_current"): Move(L.VALIDATED, "method-lead"),
+    (L.CANDIDATE, "retire"): Move(L.RETIRED, "method-lead"),
+    (L.VALIDATED, "retire"): Move(L.RETIRED, "method-lead"),
+}
+
+TASK_ACTION_LABELS = {
+    "promote": _lazy("promote to validated"),
+    "make_current": _lazy("make current"),
+    "retire": _lazy("retire"),
+}
+
+
+def _task_move_refusal(definition, action):
+    if action == "promote":
+        return _("Only a candidate task can be promoted.")
+    if action == "make_current" and definition.lifecycle == L.CANDIDATE:
+        return _("Only a validated task has its version made current: promote the task first.")
+    return _("A task that is %(state)s cannot be moved by “%(action)s”.") % {
+        "state": definition.get_lifecycle_display(),
+        "action": TASK_ACTION_LABELS[action],
+    }
+
+
+def _require_method_lead(action, actor):
+    if not (actor and actor.is_superuser):
+        refusals = {
+            "promote": _("Only the method lead promotes tasks."),
+            "make_current": _("Only the method lead makes a version current."),
+            "retire": _("Only the method lead retires tasks."),
+        }
+        raise PermissionRefused(refusals[action])
+
+
+def _judged_version(definition, version_id):
+    """The version a decision is about: the named one, which must be the task's own."""
+    if version_id is None:
+        return definition.current_version
+    version = TaskVersion.objects.filter(pk=version_id, definition=definition).first()
+    if version is None:
+        raise ValidationFailed(_("This version belongs to another task."))
+    return version
+
+
+def _check_rules(definition, action, version, reason):
+    """The method's rules for the action, judged under the lock; refusals name every gap."""
+    if action == "retire":
+        if not reason.strip():
+            refusal = _("Say why the task is retired: the reason stays in its history.")
+            raise ValidationFailed(refusal, field_errors={"reason": [refusal]})
+        return
+    if action == "make_current" and version is not None:
+        if version.pk == definition.current_version_id:
+            raise InvalidTransition(
+                _("%(version)s is already the current version.") % {"version": version}
+            )
+    gaps = task_promotion_gaps(definition, version)
+    if gaps:
+        message = {
+            "promote": _("The task cannot be validated yet: %(gaps)s."),
+            "make_current": _("%(version)s cannot be made current yet: %(gaps)s."),
+        }[action]
+        raise ValidationFailed(
+            message % {"gaps": "; ".join(gaps), "version": version},
+            field_errors={"lifecycle": gaps},
+        )
+
+
+def task_transition(*, definition_id, action, actor, version_id=None, reason=""):
+    """Lock the task, check the move, the actor and the method's rules, apply the move and
+    log it, atomically. `version_id` names the version promoted or made current."""
+    with transaction.atomic():
+        # No join: PostgreSQL locks no row on the nullable side of an outer join.
+        definition = TaskDefinition.objects.select_for_update().get(pk=definition_id)
+        move = workflow_move(
+            TASK_TRANSITIONS,
+            definition.lifecycle,
+            action,
+            _task_move_refusal(definition, action),
+        )
+        _require_method_lead(action, actor)
+        version = _judged_version(definition, version_id)
+        _check_rules(definition, action, version, reason)
+        source = definition.lifecycle
+        definition.lifecycle = move.target
+        if action == "make_current":
+            definition.current_version = version
+        # save(), not update(): the task's history keeps a revision of each decision.
+        if reason:
+            definition._change_reason = reason
+        definition.save()
+        TaskEvent.objects.create(
+            definition=definition,
+            version=version,
+            action=action,
+            from_state=source,
+            to_state=move.target,
+            actor=actor,
+            role=move.role,
+            reason=reason,
+        )
+    return definition

@@ -16,6 +16,7 @@ from governance.services import (
     disclosure_supersede,
 )
 from mica.admin_decisions import DecisionAdmin
+from mica.bilingual_admin import BilingualAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
 
@@ -104,7 +105,7 @@ class PersonDeclarationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Withdrawal)
-class WithdrawalAdmin(HistoryAdmin, TranslationAdmin):
+class WithdrawalAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
     list_display = ("figure", "original_value", "corrected_value", "decided_on")
 
     def has_delete_permission(self, request, obj=None):

@@ -14,6 +14,7 @@ from markets.services import (
     require_platforms_editable,
     situation_errors,
 )
+from mica.bilingual_admin import BilingualAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
 from mica.vocabulary import EvidenceType, RecoveryCondition, Surface, TaskFamily
@@ -145,7 +146,7 @@ def _coverage_html(audit):
 
 
 @admin.register(models.Market)
-class MarketAdmin(HistoryAdmin, TranslationAdmin):
+class MarketAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
     list_display = ("code", "name", "native_name", "locale", "currency_code", "timezone")
     ordering = ("display_order",)
 
@@ -158,7 +159,7 @@ class MarketAdmin(HistoryAdmin, TranslationAdmin):
 
 
 @admin.register(models.MarketEdition)
-class MarketEditionAdmin(MarketScopedAdminMixin, HistoryAdmin, TranslationAdmin):
+class MarketEditionAdmin(MarketScopedAdminMixin, HistoryAdmin, BilingualAdmin, TranslationAdmin):
     market_code_path = "market__code"
     history_edition_path = "edition"
     list_display = ("market", "edition", "situation_count", "coverage")
@@ -186,7 +187,9 @@ class MarketEditionAdmin(MarketScopedAdminMixin, HistoryAdmin, TranslationAdmin)
 
 
 @admin.register(models.IntegrationSituation)
-class IntegrationSituationAdmin(MarketScopedAdminMixin, HistoryAdmin, TranslationAdmin):
+class IntegrationSituationAdmin(
+    MarketScopedAdminMixin, HistoryAdmin, BilingualAdmin, TranslationAdmin
+):
     form = SituationForm
     list_display = (
         "situation_id",
@@ -224,7 +227,9 @@ class RepresentativePlatformInline(TranslationStackedInline):
 
 
 @admin.register(models.PlatformRegistration)
-class PlatformRegistrationAdmin(MarketScopedAdminMixin, HistoryAdmin, TranslationAdmin):
+class PlatformRegistrationAdmin(
+    MarketScopedAdminMixin, HistoryAdmin, BilingualAdmin, TranslationAdmin
+):
     list_display = ("market_edition", "task_family", "status", "registered_at", "platform_names")
     list_filter = ("status", "market_edition__market", "task_family")
     readonly_fields = ("status", "registered_at", "registered_by", "supersedes")

@@ -113,7 +113,7 @@ class HistoryField:
         return str(value)
 
 
-def _marked(old, new):
+def words_marked(old, new):
     """Both texts as HTML, the words only the old one has in <del>, only the new one in <ins>."""
     before, after = WORDS_RE.findall(old), WORDS_RE.findall(new)
     old_html, new_html = [], []
@@ -361,7 +361,7 @@ class HistoryAdmin(SimpleHistoryAdmin):
             before, after = field.display(old), field.display(new)
             changed = field.raw(old) != field.raw(new)
             if changed:
-                before, after = _marked(before, after)
+                before, after = words_marked(before, after)
             group["rows"].append(
                 {"language": field.language_name, "old": before, "new": after, "changed": changed}
             )

@@ -303,7 +303,7 @@ def holdout_task(slug="ec-secret-holdout-item"):
     """A holdout task in the e-mail and calendar family, current, applying where its
     neighbour applies, with the canary in every text a reader could be shown."""
     from catalogue.models import ContractClause, TaskDefinition, TaskSet, TaskVersion
-    from catalogue.services import task_version_make_current
+    from catalogue.services import task_version_load_current
 
     family_task = TaskDefinition.objects.get(slug="ec-reschedule-three-party")
     definition = TaskDefinition.objects.create(
@@ -330,7 +330,7 @@ def holdout_task(slug="ec-secret-holdout-item"):
     for entry in source.applicability.all():
         entry.pk, entry.version = None, version
         entry.save()
-    task_version_make_current(version=version)
+    task_version_load_current(version=version)
     return definition
 
 

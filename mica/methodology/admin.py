@@ -4,6 +4,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
+from mica.bilingual_admin import BilingualAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
 from mica.methodology import models
@@ -32,7 +33,7 @@ class SectionRecordForm(forms.ModelForm):
         return cleaned
 
 
-class DraftOnlyAdmin(HistoryAdmin, TranslationAdmin):
+class DraftOnlyAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
     """Records of a published edition are read-only: changes ship as a new edition."""
 
     form = SectionRecordForm
@@ -55,7 +56,7 @@ class DraftOnlyAdmin(HistoryAdmin, TranslationAdmin):
 
 
 @admin.register(models.Edition)
-class EditionAdmin(HistoryAdmin, TranslationAdmin):
+class EditionAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
     history_edition_path = "."  # a published edition's history is read, never reverted
     list_display = (
         "version_label",

@@ -3,7 +3,8 @@
 import pytest
 
 from catalogue.models import Lifecycle, LocalReview, MarketApplicability, ReviewState
-from catalogue.services import task_promote, task_promotion_gaps, task_version_touch
+from catalogue.rules import task_promotion_gaps
+from catalogue.services import task_promote, task_version_touch
 from catalogue.workflows import review_transition
 from markets.models import Market
 from mica.errors import PermissionRefused, ValidationFailed

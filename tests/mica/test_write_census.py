@@ -1108,12 +1108,10 @@ ADMIN_ADD = {
             **bilingual("title", "Census task"),
             **bilingual("final_state", "Done."),
             **bilingual("confirmation_boundary", "Before paying."),
-            "evidence_requirements": json.dumps(
-                the_first(_model("catalogue.TaskVersion")).evidence_requirements
-            ),
-            "diagnostic_axes": "[]",
-            "locality_conditions": "[]",
-            "parameter_schema": "[]",
+            "evidence_requirements": the_first(
+                _model("catalogue.TaskVersion")
+            ).evidence_requirements,
+            "parameter_schema-TOTAL": "0",
             "reference_status": "calibration-pending",
             "reference_method": "pilot-median",
             "reference_sample_size": "0",
@@ -1650,6 +1648,106 @@ def case_promote(ctx):
     response = run_action(ctx, browser, TaskDefinition, "promote", [definition.pk])
     assert any("is validated" in text for _level, text in action_succeeded(browser, response))
     committed(ctx, TaskDefinition.objects.filter(pk=definition.pk, lifecycle="validated"))
+    history_kept(ctx, TaskDefinition, definition.pk, "~")
+
+
+def a_validated_task(ctx):
+    """A task copy with every gap of validation closed, promoted: its current version."""
+    from catalogue.models import MarketApplicability, TaskVersion
+    from catalogue.services import task_version_touch
+
+    version = a_task_copy(ctx)
+    TaskVersion.objects.filter(pk=version.pk).update(
+        reference_status="registered",
+        reference_sample_size=12,
+        speed_reference_seconds=240,
+        cost_reference_usd="0.4200",
+    )
+    MarketApplicability.objects.filter(version=version).exclude(market__code="KR").update(
+        status="not-applicable"
+    )
+    version = task_version_touch(version=TaskVersion.objects.get(pk=version.pk))
+    approve_in_kr(ctx, version)
+    return version
+
+
+def approve_in_kr(ctx, version):
+    from catalogue.workflows import review_transition
+
+    review = _model("catalogue.LocalReview").objects.create(
+        version=version, market=a_market("KR"), author=competent_author(ctx)
+    )
+    review_transition(review_id=review.pk, action="submit", actor=competent_author(ctx))
+    review_transition(review_id=review.pk, action="approve", actor=competent_reviewer(ctx))
+
+
+def case_promote_task_on_a_version(ctx):
+    """The method lead promotes a task on the version chosen in the versions' list.
+
+    Nothing acknowledged is lost: "…is validated." means the lifecycle and its event are
+    committed.
+    """
+    from catalogue.models import TaskDefinition, TaskEvent, TaskVersion
+
+    version = a_validated_task(ctx)
+    browser = ctx.client(ctx.lead)
+    response = run_action(ctx, browser, TaskVersion, "promote_task", [version.pk])
+    assert any("is validated" in text for _level, text in action_succeeded(browser, response))
+    definition = version.definition
+    committed(ctx, TaskDefinition.objects.filter(pk=definition.pk, lifecycle="validated"))
+    committed(ctx, TaskEvent.objects.filter(definition=definition, action="promote"))
+    history_kept(ctx, TaskDefinition, definition.pk, "~")
+
+
+def case_make_current(ctx):
+    """The method lead makes a reviewed newer version of a validated task current.
+
+    Nothing acknowledged is lost: "…is now current." means the current version and its
+    event are committed.
+    """
+    from catalogue.models import TaskDefinition, TaskEvent, TaskVersion
+    from catalogue.services import task_promote, task_version_touch
+
+    version = a_validated_task(ctx)
+    task_promote(definition_id=version.definition_id, actor=ctx.lead)
+    parts = [*version.clauses.all(), *version.applicability.all()]
+    newer = TaskVersion.objects.get(pk=version.pk)
+    newer.pk, newer.version, newer.content_hash = None, "1.1.0", ""
+    newer.save()
+    for part in parts:
+        part.pk, part.version = None, newer
+        part.save()
+    newer = task_version_touch(version=newer)
+    approve_in_kr(ctx, newer)
+    browser = ctx.client(ctx.lead)
+    response = run_action(ctx, browser, TaskVersion, "make_current", [newer.pk])
+    assert any("is now current" in text for _level, text in action_succeeded(browser, response))
+    definition_id = version.definition_id
+    committed(ctx, TaskDefinition.objects.filter(pk=definition_id, current_version=newer))
+    committed(ctx, TaskEvent.objects.filter(definition_id=definition_id, action="make_current"))
+    history_kept(ctx, TaskDefinition, definition_id, "~")
+
+
+def case_retire(ctx):
+    """The method lead retires a task with a reason, on the page that asks for it.
+
+    Nothing acknowledged is lost: "…is retired." means the lifecycle and the event that
+    keeps the reason are committed.
+    """
+    from catalogue.models import TaskDefinition, TaskEvent
+
+    definition = a_task_copy(ctx).definition
+    browser = ctx.client(ctx.lead)
+    asked = run_action(ctx, browser, TaskDefinition, "retire", [definition.pk])
+    data = form_of(asked)
+    data["reason"] = "A duplicate of another task."
+    response = browser.post(admin_url(TaskDefinition, "changelist"), data)
+    assert any("is retired" in text for _level, text in action_succeeded(browser, response))
+    committed(ctx, TaskDefinition.objects.filter(pk=definition.pk, lifecycle="retired"))
+    committed(
+        ctx,
+        TaskEvent.objects.filter(definition=definition, reason="A duplicate of another task."),
+    )
     history_kept(ctx, TaskDefinition, definition.pk, "~")
 
 
@@ -2443,6 +2541,9 @@ CENSUS = {
         "approve", "in-review", competent_reviewer, "approved"
     ),
     ("admin-action", "catalogue.TaskDefinition:promote"): case_promote,
+    ("admin-action", "catalogue.TaskDefinition:retire"): case_retire,
+    ("admin-action", "catalogue.TaskVersion:promote_task"): case_promote_task_on_a_version,
+    ("admin-action", "catalogue.TaskVersion:make_current"): case_make_current,
     ("admin-action", "submissions.Attempt:invalidate"): case_invalidate_attempt,
     ("admin-action", "markets.PlatformRegistration:pre_register"): case_pre_register,
     ("admin-action", "methodology.ChapterItem:approve_korean"): case_approve_korean,

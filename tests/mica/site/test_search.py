@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalogue.models import TaskDefinition, TaskSet, TaskVersion
-from catalogue.services import task_version_make_current
+from catalogue.services import task_version_load_current
 from markets.models import PlatformRegistration, RegistrationStatus
 from mica.methodology.facts import live_facts
 from mica.methodology.models import ChapterItem
@@ -53,7 +53,7 @@ def holdout(canonical_content):
         declared_complexity="single-step",
         parameter_schema=public.current_version.parameter_schema,
     )
-    task_version_make_current(version=version)
+    task_version_load_current(version=version)
     return definition
 
 
