@@ -13,7 +13,7 @@ from django.db import transaction
 from markets.models import Market
 from mica.methodology.models import ChapterItem
 from mica.methodology.services import claim_korean_approve
-from tests.factories import LeadFactory
+from tests.factories import LeadFactory, grant_language
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +23,8 @@ CHANGED = "The English changed after the Korean was approved"
 @pytest.fixture
 def lead(client, canonical_content):
     person = LeadFactory()
+    # Approving a Korean text is a review: it takes a Korean competence, verified by another.
+    grant_language(person, "ko", verified_by=LeadFactory(username="korean-verifier"))
     client.force_login(person)
     return person
 
