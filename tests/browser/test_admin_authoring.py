@@ -169,7 +169,7 @@ def test_a_task_goes_from_the_authors_hands_to_its_public_page(page, site, peopl
     assert_accessible(page)
     save(page)
     page.goto(f"{site}/admin/catalogue/localreview/")
-    assert "submitted" in run_action(page, "submit", SLUG)
+    assert "It is now “In review”" in run_action(page, "submit", SLUG)
     refused = run_action(page, "approve", SLUG)
     assert "Nobody reviews their own work" in refused
     assert LocalReview.objects.get(version__definition__slug=SLUG).state == "in-review"
@@ -178,6 +178,7 @@ def test_a_task_goes_from_the_authors_hands_to_its_public_page(page, site, peopl
     page.goto(f"{site}/ko/admin/catalogue/localreview/")
     approved = run_action(page, "approve", SLUG)
     assert LocalReview.objects.get(version__definition__slug=SLUG).state == "approved", approved
+    assert "승인했습니다" in approved
 
     sign_in(page, site, people["lead"])
     page.goto(f"{site}/admin/catalogue/taskversion/?q={SLUG}")

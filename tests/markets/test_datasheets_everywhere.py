@@ -43,6 +43,7 @@ def test_the_api_carries_what_the_market_page_shows_in_both_languages(
     assert set(kr["data_statement"]) == set(field_columns(*DATA_STATEMENT_FIELDS))
     for language in ("en", "ko"):
         sheet, statement = page_texts(client, language)
+        assert sheet and statement
         for name, text in sheet.items():
             assert kr["datasheet"][f"{name}_{language}"] == text, (language, name)
         for name, text in statement.items():

@@ -2612,6 +2612,11 @@ CENSUS = {
             running("dump_canonical_content", "--output", lambda ctx: str(ctx.tmp_path))
         ),
     ),
+    ("command", "serve"): ReadOnly(
+        "starts gunicorn and a Celery worker with beat, whose writes are the pages' and the "
+        "jobs' own, each listed here; where jobs run inline it refuses to start",
+        writes_nothing(running("serve")),
+    ),
     ("command", "export_methodology"): ReadOnly(
         "prints the Markdown pack",
         writes_nothing(running("export_methodology", "--lang", "en")),
