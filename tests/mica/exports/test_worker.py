@@ -48,7 +48,10 @@ def test_a_regeneration_end_to_end(workers, export_dir):
     assert job_run.worker == worker.hostname and job_run.progress == 100
     manifest = assert_intact(published(export_dir))
     assert manifest["job_run"] == job_run.pk
-    assert job_run.message == f"published {len(manifest['files'])} files for preview-0.1"
+    count = len(manifest["files"])
+    assert job_run.message == f"Published {count} files for edition preview-0.1."
+    # The worker wrote the message in Korean too, for the Korean admin.
+    assert job_run.message_ko == f"preview-0.1 에디션의 파일 {count}개를 게시했습니다."
 
 
 def test_a_worker_killed_mid_regeneration_is_replaced_and_the_old_set_stays_intact(
