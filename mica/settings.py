@@ -199,8 +199,7 @@ else:
 PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))
 
 # Without Redis the broker is a directory under var/ that every process of the machine
-# shares: the web process queues, `manage.py serve`'s worker and beat take. The test
-# suite's embedded layer runs jobs inline instead (ARCHITECTURE, Tests, layer 1).
+# shares: the web process queues, `manage.py serve`'s worker and beat take.
 BROKER_DIR = VAR_DIR / "broker"
 CELERY_TASK_ALWAYS_EAGER = JOBS_EAGER
 if REDIS_URL:
