@@ -79,7 +79,7 @@ def test_a_refusal_is_the_only_message(client, people, kr_review):
 
 
 def test_request_changes_carries_the_request_to_the_event_and_the_author(
-    client, people, kr_review, django_capture_on_commit_callbacks
+    client, people, kr_review, django_capture_on_commit_callbacks, eager_celery
 ):
     """ARCHITECTURE: "A workflow is a table of (state, action) -> state and one function
     that locks the row ..., checks permission, moves the state and writes an append-only
@@ -207,7 +207,7 @@ def test_comments_in_the_admin(client, people, kr_review):
 
 
 def test_a_submitted_review_mails_the_people_who_can_decide_it(
-    people, kr_review, django_capture_on_commit_callbacks
+    people, kr_review, django_capture_on_commit_callbacks, eager_celery
 ):
     """PORTAL: "An approval counts only from a reviewer competent for that market who is
     not the author and not an editor of the revision under review"; issue 19:

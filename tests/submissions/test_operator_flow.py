@@ -121,7 +121,7 @@ def read_every_error(api, path, requests, answers, auth, skip=()):
 
 
 @pytest.fixture
-def api(live_server, canonical_content, settings):
+def api(live_server, canonical_content, settings, eager_celery):
     settings.SITE_URL = live_server.url
     return Api(live_server.url)
 
