@@ -80,7 +80,7 @@ def chromium_path():
 
 
 @pytest.fixture
-def redis_broker(settings):
+def redis_broker(settings, transactional_db):
     """The Redis broker of the scale-out profile, emptied of stale messages."""
     import redis
 
@@ -90,8 +90,12 @@ def redis_broker(settings):
     except redis.RedisError as exc:
         require(False, f"Redis at {settings.REDIS_URL} does not answer: {exc}")
     from mica.celery import app
+    from mica.jobs.models import JobRun, JobState
 
     app.control.purge()
+    # A run whose message went with the purge is not waiting any more: left queued, it
+    # would make every later edit ride along on a regeneration never sent.
+    JobRun.objects.filter(state=JobState.QUEUED).update(state=JobState.FAILED)
     return settings.REDIS_URL
 
 
