@@ -28,9 +28,11 @@ serve-setup: $(VENV)/.base-installed
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py load_canonical_content
 	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py regenerate_exports --sync
+	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py bake_pages --sync
 
-# Installs, migrates, loads the canonical content and serves on 127.0.0.1:$(PORT), with a
-# Celery worker and beat on the embedded broker under var/ (manage.py serve).
+# Installs, migrates, loads the canonical content, publishes the exports and the baked
+# pages, and serves on 127.0.0.1:$(PORT), with a Celery worker and beat on the embedded
+# broker under var/ (manage.py serve).
 run: serve-setup
 	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py serve --bind 127.0.0.1:$(PORT)
 

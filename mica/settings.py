@@ -197,6 +197,17 @@ else:
 # so a content change is seen at once; the lifetime only bounds what else a page
 # shows (today's date, say) and how long entries of old revisions linger. 0: off.
 PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))
+# Replaced whenever the content revisions move (mica.content.revision); every process
+# that writes content or serves baked pages must see the same file.
+CONTENT_REVISION_STAMP = VAR_DIR / "content-revision"
+
+# Anonymous public pages baked into files after each content change (mica.site.bake)
+# and answered from them in front of Django (mica.site.baked). Shared by the web
+# processes and the worker, as the exports are.
+PAGE_BAKE_DIR = Path(os.environ.get("MICA_PAGE_BAKE_DIR", VAR_DIR / "pages"))
+# Pages the last change affected are rendered live meanwhile, so the delay costs speed
+# only, never freshness.
+PAGE_BAKE_DEBOUNCE_SECONDS = int(os.environ.get("MICA_PAGE_BAKE_DEBOUNCE_SECONDS", "10"))
 
 # Without Redis the broker is a directory under var/ that every process of the machine
 # shares: the web process queues, `manage.py serve`'s worker and beat take.
@@ -228,6 +239,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "mica.jobs.tasks.worker_heartbeat",
         "schedule": float(WORKER_HEARTBEAT_INTERVAL),
     },
+    "daily-page-bake": {
+        "task": "mica.site.tasks.daily_bake",
+        "schedule": crontab(hour=0, minute=1),
+    },
     "nightly-full-regeneration": {
         "task": "mica.exports.tasks.nightly",
         "schedule": crontab(hour=int(os.environ.get("MICA_NIGHTLY_HOUR_UTC", "2")), minute=30),
@@ -255,6 +270,8 @@ EXPORT_DEBOUNCE_SECONDS = int(os.environ.get("MICA_EXPORT_DEBOUNCE_SECONDS", "20
 # With a worker, every content change queues a regeneration; where jobs run inline (the
 # test suite's embedded layer) a change would block its request for seconds instead.
 EXPORTS_ON_CHANGE = _env_flag("MICA_EXPORTS_ON_CHANGE", default=not JOBS_EAGER)
+# The same for the baked pages.
+PAGE_BAKE_ON_CHANGE = _env_flag("MICA_PAGE_BAKE_ON_CHANGE", default=not JOBS_EAGER)
 
 # --- E-mail -----------------------------------------------------------------
 

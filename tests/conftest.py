@@ -43,6 +43,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
     # Content changes queue export regenerations only in the tests that ask for it.
     settings.EXPORTS_ON_CHANGE = False
+    settings.PAGE_BAKE_ON_CHANGE = False
     # Loaded once; each test runs in a transaction that is rolled back.
     with django_db_blocker.unblock():
         _load_canonical_content()
@@ -108,7 +109,9 @@ class WorkerProcess:
         self.hostname = f"pytest-{uuid.uuid4().hex[:8]}@localhost"
         self.log_path = log_path
         # Content changes queue exports only where a test asks for it.
-        env = {**os.environ, "MICA_DATABASE_URL": database_url, "MICA_EXPORTS_ON_CHANGE": "0"}
+        env = {**os.environ, "MICA_DATABASE_URL": database_url, "MICA_EXPORTS_ON_CHANGE": "0",
+            "MICA_PAGE_BAKE_ON_CHANGE": "0",
+        }
         env.update(env_overrides)
         self.env = env
         self.process = subprocess.Popen(

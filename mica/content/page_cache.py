@@ -39,6 +39,8 @@ KEY_PREFIX = "page:"
 # The tables a page read when it was last rendered, by URL: they choose its revisions.
 READS_PREFIX = "page-reads:"
 READ_RE = re.compile(r'\b(?:FROM|JOIN)\s+[`"]?(\w+)', re.IGNORECASE)
+# The WSGI environ key under which the page bake (mica.site.bake) hands a PageRecord.
+BAKE_RECORD = "mica.bake"
 # Query strings are the reader's to invent (search terms, filters): such pages
 # are kept briefly, so a flood of made-up queries cannot fill the shared cache.
 QUERY_PAGE_SECONDS = 60
@@ -101,6 +103,18 @@ class _TablesRead:
         return frozenset(self.tables & watched_tables())
 
 
+class PageRecord:
+    """What a page rendered for the bake read, filled in by public_page_cache.
+
+    `tables` stays None for a view outside the page cache; `variant` says the page also
+    shows state kept outside the database, which no table revision follows.
+    """
+
+    def __init__(self):
+        self.tables = None
+        self.variant = False
+
+
 def _rendered_recording(view, request, args, kwargs):
     reads = _TablesRead()
     with connection.execute_wrapper(reads):
@@ -108,7 +122,7 @@ def _rendered_recording(view, request, args, kwargs):
     return response, reads.watched()
 
 
-def _storable(request, response):
+def page_storable(request, response):
     return (
         response.status_code == 200
         and not response.streaming
@@ -170,7 +184,9 @@ def public_page_cache(view=None, *, variant=None):
             revisions = revisions_read()
             variant_key, variant_modified = variant(request) if variant else ("", None)
             address = _address(request)
-            tables = cache.get(READS_PREFIX + address)
+            # The bake needs what the page reads, so it always renders.
+            record = request.META.get(BAKE_RECORD)
+            tables = cache.get(READS_PREFIX + address) if record is None else None
             if tables is not None:
                 read = _revisions_of(tables, revisions)
                 entry = cache.get(_cache_key(address, read, variant_key))
@@ -179,7 +195,9 @@ def public_page_cache(view=None, *, variant=None):
                     modified = _last_modified(read, variant_modified)
                     return _validated(request, response, etag=entry[2], last_modified=modified)
             response, tables = _rendered_recording(view, request, args, kwargs)
-            if not _storable(request, response):
+            if record is not None:
+                record.tables, record.variant = tables, variant is not None
+            if not page_storable(request, response):
                 return response
             read = _revisions_of(tables, revisions)
             etag = f'"{hashlib.blake2b(response.content, digest_size=16).hexdigest()}"'

@@ -4,10 +4,17 @@ Pages are cached under the revisions of the tables they read
 (mica.content.page_cache), so a change is visible at once on the pages that show
 it and leaves every other cached page alone. mica.content.changes watches the
 writes and moves the revisions of the tables written after each commit.
+
+Every move also replaces a small stamp file (settings.CONTENT_REVISION_STAMP): a
+reader in front of Django (the baked pages, mica.site.baked) learns that the
+revisions moved from one stat() and reads them again only then.
 """
 
 import datetime
+import os
+import uuid
 
+from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -64,6 +71,29 @@ def revisions_bump(tables):
         # been served from the cache yet, so there is nothing to move.
         if TableRevision._meta.db_table in connection.introspection.table_names():
             raise
+        return
+    revision_stamp_move()
+
+
+def revision_stamp_move():
+    """Replace the stamp file: a new file, so its identity changes with every move.
+
+    Written after the revisions' transaction committed, so whoever sees the new stamp
+    reads the new revisions.
+    """
+    stamp = settings.CONTENT_REVISION_STAMP
+    written = stamp.with_name(f".{stamp.name}-{uuid.uuid4().hex}")
+    written.write_text(uuid.uuid4().hex)
+    os.replace(written, stamp)
+
+
+def revision_stamp():
+    """The stamp's identity, which changes whenever the revisions move (None before any)."""
+    try:
+        found = os.stat(settings.CONTENT_REVISION_STAMP)
+    except OSError:
+        return None
+    return (found.st_ino, found.st_mtime_ns, found.st_dev)
 
 
 def revision_pending_mark(connection):

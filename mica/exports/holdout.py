@@ -49,10 +49,20 @@ def _spellings(needle):
     return {form.encode() for form in forms}
 
 
+def holdout_patterns(needles):
+    """{spelling: needle} for every spelling of every needle."""
+    return {form: needle for needle in needles for form in _spellings(needle)}
+
+
+def holdout_hits(data, patterns):
+    """The needles some spelling of which occurs in the bytes `data`."""
+    return {needle for form, needle in patterns.items() if form in data}
+
+
 def holdout_scan(paths, needles):
     """[(file name, record)] for every holdout needle ({needle: record}) found in the files;
     empty when clean."""
-    patterns = {form: needle for needle in needles for form in _spellings(needle)}
+    patterns = holdout_patterns(needles)
     if not patterns:
         return []
     overlap = max(len(p) for p in patterns) - 1
@@ -68,6 +78,6 @@ def _scan_file(path, patterns, overlap):
     with open(path, "rb") as stream:
         while chunk := stream.read(CHUNK):
             window = tail + chunk
-            hits.update(needle for form, needle in patterns.items() if form in window)
+            hits.update(holdout_hits(window, patterns))
             tail = window[-overlap:] if overlap else b""
     return hits

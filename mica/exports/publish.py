@@ -1,20 +1,13 @@
 """Build the export set in a fresh directory, validate it, then publish it in one step.
 
-Layout under settings.EXPORT_DIR:
-
-    builds/<job>-<random>/   one directory per build, complete only with manifest.json
-    current -> builds/...    the published set: a symlink replaced atomically
-
-Readers resolve `current` once per request, so a switch never mixes two sets.
-A build that fails any check is deleted and `current` is left exactly as it was.
+Under settings.EXPORT_DIR, as mica.published_dirs lays it out: a build is complete
+with its manifest.json. A build that fails any check is deleted and `current` is
+left exactly as it was.
 """
 
 import hashlib
 import json
-import os
 import shutil
-import tempfile
-import time
 from pathlib import Path
 
 from django.conf import settings
@@ -34,11 +27,10 @@ from mica.exports.registry import (
 )
 from mica.exports.validation import ExportRefused, SchemaCheck
 from mica.methodology.selectors import edition_current
+from mica.published_dirs import build_dir_new, builds_prune, dir_switch
 from mica.text import lazy_format
 
 KEEP_BUILDS = 3
-# A build directory this old without a manifest belongs to a worker that died.
-ABANDONED_AFTER_SECONDS = 3600
 
 
 def export_root():
@@ -118,28 +110,6 @@ def _manifest(context, job_run_id):
     }
 
 
-def export_switch(root, build):
-    """Make `build` the published set: one atomic replace of the `current` link."""
-    link = root / f".current-{build.name}"
-    os.symlink(build.relative_to(root), link)
-    os.replace(link, root / "current")
-
-
-def _prune(root):
-    builds = root / "builds"
-    current = (root / "current").resolve() if (root / "current").exists() else None
-    complete = sorted(
-        (b for b in builds.iterdir() if (b / MANIFEST).exists() and b.resolve() != current),
-        key=lambda b: b.stat().st_mtime,
-    )
-    for build in complete[:-KEEP_BUILDS]:
-        shutil.rmtree(build, ignore_errors=True)
-    for build in builds.iterdir():
-        abandoned = time.time() - build.stat().st_mtime > ABANDONED_AFTER_SECONDS
-        if not (build / MANIFEST).exists() and abandoned:
-            shutil.rmtree(build, ignore_errors=True)
-
-
 def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, message="": None):
     """Write, check and publish the export set of the current edition; return its manifest."""
     edition = edition_current()
@@ -150,9 +120,7 @@ def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, messa
         progress(1, _("Recomputing the gate cells the last change left stale"))
         gate_recompute_all()
     root = export_root()
-    (root / "builds").mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f"{job_run_id or 'inline'}-", dir=root / "builds"))
-    build.chmod(0o755)  # mkdtemp makes it private; the web server reads it
+    build = build_dir_new(root, job_run_id or "inline")
     checks = SchemaCheck()
     context = BuildContext(edition, site_url(), {}, checks.row)
     try:
@@ -164,10 +132,10 @@ def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, messa
         checks.raise_if_invalid()
         with open(build / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False, indent=1)
-        export_switch(root, build)
+        dir_switch(root, build)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
-    _prune(root)
+    builds_prune(root, marker=MANIFEST, keep=KEEP_BUILDS)
     progress(100, _("Published"))
     return manifest

@@ -1,16 +1,8 @@
 """Queue export regenerations: on demand, after content changes (debounced) and nightly."""
 
-import datetime
-
 from django.conf import settings
-from django.utils import timezone
 
-from mica.jobs.models import JobRun, JobState
-from mica.jobs.services import job_run_enqueue
-
-# A queued run older than its delay plus this is presumed lost (its message went with a
-# purged broker, say); the next edit queues another, and the nightly run covers the gap.
-LOST_AFTER = datetime.timedelta(hours=1)
+from mica.jobs.services import job_request_debounced, job_run_enqueue
 
 
 def exports_request_regeneration(*, actor=None, countdown=None):
@@ -21,24 +13,10 @@ def exports_request_regeneration(*, actor=None, countdown=None):
 
 
 def exports_request_debounced():
-    """Queue one regeneration after a quiet spell; a burst of edits queues only one run.
-
-    The first edit of a burst queues a run delayed by EXPORT_DEBOUNCE_SECONDS; later
-    edits ride along while it waits. Once it starts it is no longer queued, so an edit
-    made while it runs queues the next one. The waiting run is a row, not a flag in one
-    process's memory: the web processes and the worker all see it.
-    """
+    """Queue one regeneration after EXPORT_DEBOUNCE_SECONDS of quiet (job_request_debounced)."""
     from mica.exports.tasks import exports_regenerate
 
-    delay = settings.EXPORT_DEBOUNCE_SECONDS
-    waiting = JobRun.objects.filter(
-        job_name=exports_regenerate.name,
-        state=JobState.QUEUED,
-        queued_at__gte=timezone.now() - datetime.timedelta(seconds=delay) - LOST_AFTER,
-    )
-    if waiting.exists():
-        return None
-    return exports_request_regeneration(countdown=delay)
+    return job_request_debounced(exports_regenerate, settings.EXPORT_DEBOUNCE_SECONDS)
 
 
 def exports_follow_content(sender, **kwargs):

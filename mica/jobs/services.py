@@ -1,3 +1,4 @@
+import datetime
 import traceback
 
 from django.db import transaction
@@ -10,6 +11,9 @@ from mica.jobs.workflows import job_run_transition
 from mica.text import lazy_format
 
 RETRY_BASE_SECONDS = 5
+# A queued run older than its delay plus this is presumed lost (its message went with a
+# purged broker, say); the next request queues another, and the nightly run covers the gap.
+LOST_AFTER = datetime.timedelta(hours=1)
 
 
 def job_run_enqueue(*, task, arguments=None, actor=None, countdown=None):
@@ -25,6 +29,24 @@ def job_run_enqueue(*, task, arguments=None, actor=None, countdown=None):
     )
     transaction.on_commit(lambda: task.apply_async((job_run.pk,), countdown=countdown))
     return job_run
+
+
+def job_request_debounced(task, delay):
+    """Queue one run of `task` after a quiet spell; a burst of requests queues only one.
+
+    The first request of a burst queues a run delayed by `delay` seconds; later ones
+    ride along while it waits. Once it starts it is no longer queued, so a request made
+    while it runs queues the next one. The waiting run is a row, not a flag in one
+    process's memory: the web processes and the worker all see it.
+    """
+    waiting = JobRun.objects.filter(
+        job_name=task.name,
+        state=JobState.QUEUED,
+        queued_at__gte=timezone.now() - datetime.timedelta(seconds=delay) - LOST_AFTER,
+    )
+    if waiting.exists():
+        return None
+    return job_run_enqueue(task=task, countdown=delay)
 
 
 def _retry_later(job_run_id, task, exc):

@@ -9,9 +9,12 @@ class SiteConfig(AppConfig):
 
     def ready(self):
         # Imported once the app registry is ready, as models must be.
+        from mica.content.changes import content_committed
         from mica.jobs.registry import on_demand_job_register
-        from mica.site.tasks import content_reload
+        from mica.site.tasks import content_reload, pages_bake_run, pages_follow_content
 
+        content_committed.connect(pages_follow_content, dispatch_uid="pages-follow-content")
         on_demand_job_register(
             "reload-content", task=content_reload, label=_("Reload canonical content")
         )
+        on_demand_job_register("bake-pages", task=pages_bake_run, label=_("Bake the public pages"))

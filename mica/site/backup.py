@@ -55,9 +55,10 @@ from django.utils.translation import gettext as _
 
 from mica.content.changes import revisions_bump_all
 from mica.errors import DomainError
-from mica.exports.publish import export_root, export_switch
+from mica.exports.publish import export_root
 from mica.exports.registry import MANIFEST as EXPORT_MANIFEST
 from mica.exports.selectors import export_current
+from mica.published_dirs import dir_switch
 
 BACKUP_MANIFEST = "backup.json"
 FORMAT = "mica-backup"
@@ -694,7 +695,7 @@ def backup_restore(*, source, progress=_silent, confirm=lambda manifest: True):
         raise
     if build is not None:
         progress(85, _("Publishing the export set"))
-        export_switch(export_root(), build)
+        dir_switch(export_root(), build)
     else:
         progress(85, _("The backup holds no export set; the published set was left as it was"))
     progress(95, _("Moving the content revision"))

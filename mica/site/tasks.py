@@ -1,8 +1,11 @@
 from celery import shared_task
+from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from mica.content.loading import content_load
-from mica.jobs.services import job_run_execute
+from mica.jobs.services import job_request_debounced, job_run_enqueue, job_run_execute
+from mica.site.bake import pages_bake
+from mica.text import lazy_format
 
 
 def _reload(arguments, progress):
@@ -14,3 +17,36 @@ def _reload(arguments, progress):
 def content_reload(self, job_run_id):
     """Reload the canonical content from the YAML shipped with this release."""
     job_run_execute(job_run_id, _reload, worker=self.request.hostname or "eager")
+
+
+def _bake(job_run_id, progress):
+    manifest = pages_bake(job_run_id=job_run_id, progress=progress)
+    return lazy_format(
+        _("Baked %(count)d pages; %(live)d are rendered live."),
+        count=len(manifest["pages"]),
+        live=len(manifest["live"]),
+    )
+
+
+@shared_task(bind=True, name="mica.site.tasks.pages_bake_run", max_retries=3, title=_("Page bake"))
+def pages_bake_run(self, job_run_id):
+    """Render, check and publish every anonymous public page as files."""
+    job_run_execute(
+        job_run_id,
+        lambda _arguments, progress: _bake(job_run_id, progress),
+        worker=self.request.hostname or "eager",
+        retry_task=self,
+    )
+
+
+@shared_task(name="mica.site.tasks.daily_bake", ignore_result=True, title=_("Daily page bake"))
+def daily_bake():
+    """What beat sends just after midnight: a bake holds for the day it was made on, as
+    some pages show how old a statement is."""
+    job_run_enqueue(task=pages_bake_run)
+
+
+def pages_follow_content(sender, **kwargs):
+    """Committed content changes bake the pages again where a worker runs the job."""
+    if settings.PAGE_BAKE_ON_CHANGE:
+        job_request_debounced(pages_bake_run, settings.PAGE_BAKE_DEBOUNCE_SECONDS)

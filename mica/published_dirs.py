@@ -1,0 +1,57 @@
+"""Directories published in one step: built aside, checked, then switched to at once.
+
+Layout under a root:
+
+    builds/<prefix>-<random>/   one directory per build, complete only with its marker file
+    current -> builds/...       the published one: a symlink replaced atomically
+
+Readers resolve `current` once per request, so a switch never mixes two builds, and a
+build that fails its checks is deleted with `current` left exactly as it was. The
+exports (mica.exports.publish) and the baked pages (mica.site.bake) are published so.
+"""
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+# A build directory this old without its marker belongs to a worker that died.
+ABANDONED_AFTER_SECONDS = 3600
+
+
+def build_dir_new(root, prefix):
+    """A fresh, empty build directory under root/builds/."""
+    (root / "builds").mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=root / "builds"))
+    build.chmod(0o755)  # mkdtemp makes it private; the web server reads it
+    return build
+
+
+def dir_switch(root, build):
+    """Make `build` the published one: one atomic replace of the `current` link."""
+    link = root / f".current-{build.name}"
+    os.symlink(build.relative_to(root), link)
+    os.replace(link, root / "current")
+
+
+def dir_current(root):
+    """The published build, or None before the first."""
+    current = root / "current"
+    return current.resolve() if current.exists() else None
+
+
+def builds_prune(root, *, marker, keep):
+    """Keep the published build and the `keep` newest complete ones; drop abandoned ones."""
+    builds = root / "builds"
+    current = dir_current(root)
+    complete = sorted(
+        (b for b in builds.iterdir() if (b / marker).exists() and b.resolve() != current),
+        key=lambda b: b.stat().st_mtime,
+    )
+    for build in complete[:-keep] if keep else complete:
+        shutil.rmtree(build, ignore_errors=True)
+    for build in builds.iterdir():
+        abandoned = time.time() - build.stat().st_mtime > ABANDONED_AFTER_SECONDS
+        if not (build / marker).exists() and abandoned:
+            shutil.rmtree(build, ignore_errors=True)

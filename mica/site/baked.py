@@ -1,0 +1,231 @@
+"""Baked pages answered in front of Django: a WSGI layer around the project's application.
+
+An anonymous GET or HEAD of a baked page (mica.site.bake), with no query string, is
+answered from its file before Django's URL resolution, sessions and templates run,
+with the headers, ETag, Last-Modified, Vary and 304s the live page cache gives.
+Everything else goes to Django: signed-in readers and anyone carrying messages, forms,
+query strings, the admin, the API, pages the bake left live, and any page one of whose
+tables has moved since the bake read it, until the next bake is published.
+
+Per request this costs two system calls: a stat() of the content revision stamp and a
+readlink() of the published bake. The manifest is read again when the bake changes,
+the table revisions when the stamp does.
+"""
+
+import json
+import logging
+import os
+import threading
+import time
+
+from django.conf import settings
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.db import DatabaseError
+from django.http import parse_cookie
+from django.http.request import split_domain_port, validate_host
+from django.utils.http import parse_etags, parse_http_date_safe
+
+from mica.content.revision import NO_REVISION, revision_stamp, revisions_read
+from mica.site.bake import MANIFEST, bake_root
+
+logger = logging.getLogger(__name__)
+
+# Headers a 304 keeps, as django.utils.cache does.
+NOT_MODIFIED_HEADERS = {
+    "cache-control",
+    "content-location",
+    "etag",
+    "expires",
+    "last-modified",
+    "vary",
+}
+# Conditions only Django answers (a 412 needs its rules).
+DJANGO_CONDITIONS = ("HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE")
+
+
+class BakedPage:
+    def __init__(self, directory, entry):
+        self.file = directory / entry["file"]
+        self.tables = frozenset(entry["tables"])
+        size = self.file.stat().st_size
+        self.headers = [(k, v) for k, v in entry["headers"]] + [("Content-Length", str(size))]
+        found = {k.lower(): v for k, v in entry["headers"]}
+        self.etag = found.get("etag")
+        self.last_modified = parse_http_date_safe(found.get("last-modified", ""))
+        self.not_modified_headers = [
+            (k, v) for k, v in entry["headers"] if k.lower() in NOT_MODIFIED_HEADERS
+        ]
+
+    def current_for(self, environ):
+        """Whether the reader's copy is this page (If-None-Match, else If-Modified-Since)."""
+        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
+        if if_none_match:
+            etags = parse_etags(if_none_match)
+            if etags == ["*"]:
+                return True
+            return self.etag is not None and self.etag.strip("W/") in (e.strip("W/") for e in etags)
+        since = parse_http_date_safe(environ.get("HTTP_IF_MODIFIED_SINCE", ""))
+        return since is not None and self.last_modified is not None and self.last_modified <= since
+
+    def answer(self, environ, start_response):
+        if self.current_for(environ):
+            start_response("304 Not Modified", self.not_modified_headers)
+            return []
+        stream = open(self.file, "rb")  # noqa: SIM115 - the server closes it after sending
+        start_response("200 OK", self.headers)
+        if environ["REQUEST_METHOD"] == "HEAD":
+            stream.close()
+            return []
+        wrapper = environ.get("wsgi.file_wrapper")
+        return wrapper(stream, 1 << 16) if wrapper else _chunks(stream)
+
+
+def _chunks(stream):
+    with stream:
+        while block := stream.read(1 << 16):
+            yield block
+
+
+class _Published:
+    """The published bake as one process sees it: pages, and which of them are fresh."""
+
+    def __init__(self, directory):
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        self.site_url = manifest["site_url"]
+        self.valid_until = manifest["valid_until"]
+        self.revisions = {t: tuple(v) for t, v in manifest["revisions"].items()}
+        self.pages = {path: BakedPage(directory, e) for path, e in manifest["pages"].items()}
+        self.moved = None  # the tables whose revision is not the bake's; None: unknown
+
+    def follow(self, revisions):
+        """Note the tables that moved since the bake read them (`revisions`: None, unknown)."""
+        if revisions is None:
+            self.moved = None
+            return
+        known = set(revisions) | set(self.revisions)
+        self.moved = frozenset(
+            table
+            for table in known
+            if _revision(revisions, table) != self.revisions.get(table, _NO_REVISION)
+        )
+
+    def fresh(self, path):
+        page = self.pages.get(path)
+        if page is None or self.moved is None or not page.tables.isdisjoint(self.moved):
+            return None
+        return page
+
+
+_NO_REVISION = (NO_REVISION[0], NO_REVISION[1].isoformat())
+
+
+def _revision(revisions, table):
+    number, changed_at = revisions.get(table, NO_REVISION)
+    return (number, changed_at.isoformat())
+
+
+def _revisions_now():
+    try:
+        return revisions_read()
+    except DatabaseError:
+        logger.exception("content revisions unreadable; baked pages go to Django meanwhile")
+        return None
+
+
+class BakedPages:
+    """WSGI middleware: baked pages from their files, everything else from `application`."""
+
+    def __init__(self, application):
+        self.application = application
+        self._lock = threading.Lock()
+        self._seen = (None, None)  # (published bake's target, revision stamp)
+        self._published = None
+
+    def __call__(self, environ, start_response):
+        page = self._page(environ) if _eligible(environ) else None
+        if page is None:
+            return self.application(environ, start_response)
+        try:
+            return page.answer(environ, start_response)
+        except OSError:  # the build was pruned under this process: Django has the page
+            return self.application(environ, start_response)
+
+    def _page(self, environ):
+        published = self._published_now()
+        if published is None or published.site_url != settings.SITE_URL:
+            return None
+        if time.time() >= published.valid_until:  # made on an earlier day
+            return None
+        return published.fresh(environ.get("PATH_INFO", ""))
+
+    def _published_now(self):
+        seen = (_link_target(), revision_stamp())
+        if seen == self._seen:
+            return self._published
+        with self._lock:
+            if seen != self._seen:
+                self._load(seen)
+        return self._published
+
+    def _load(self, seen):
+        target, _stamp = seen
+        published = self._published
+        if target != self._seen[0]:
+            published = None
+            if target is not None:
+                try:
+                    published = _Published(bake_root() / target)
+                except (OSError, ValueError, KeyError):
+                    logger.exception("the published bake is unreadable; Django answers")
+        if published is not None:
+            published.follow(_revisions_now())
+            if published.moved is None:
+                seen = (target, "revisions unread")  # no stamp equals it: read again next time
+        # The bake first: a thread that sees the new `_seen` must find it.
+        self._published, self._seen = published, seen
+
+
+def _link_target():
+    try:
+        return os.readlink(bake_root() / "current")
+    except OSError:
+        return None
+
+
+def _eligible(environ):
+    """An anonymous GET or HEAD without a query string, that Django would answer as is."""
+    return (
+        environ.get("REQUEST_METHOD") in ("GET", "HEAD")
+        and not environ.get("QUERY_STRING")
+        and not environ.get("SCRIPT_NAME")
+        and not any(environ.get(condition) for condition in DJANGO_CONDITIONS)
+        and _anonymous(environ.get("HTTP_COOKIE", ""))
+        and _secure_enough(environ)
+        and _host_allowed(environ)
+    )
+
+
+def _anonymous(cookie_header):
+    # A session may be signed in; a messages cookie holds a notice the page must show.
+    if not cookie_header:
+        return True
+    cookies = parse_cookie(cookie_header)
+    return settings.SESSION_COOKIE_NAME not in cookies and CookieStorage.cookie_name not in cookies
+
+
+def _secure_enough(environ):
+    """False where Django would redirect the request to https first."""
+    if not settings.SECURE_SSL_REDIRECT:
+        return True
+    if settings.SECURE_PROXY_SSL_HEADER:
+        header, value = settings.SECURE_PROXY_SSL_HEADER
+        return environ.get(header) == value
+    return environ.get("wsgi.url_scheme") == "https"
+
+
+def _host_allowed(environ):
+    host = environ.get("HTTP_HOST") or environ.get("SERVER_NAME", "")
+    if settings.USE_X_FORWARDED_HOST and environ.get("HTTP_X_FORWARDED_HOST"):
+        host = environ["HTTP_X_FORWARDED_HOST"]
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
