@@ -211,23 +211,24 @@ def _render_all(build, renderer, paths, patterns, progress):
             )
         response, record, request = renderer.render(path)
         _refuse_unless_ok(path, response)
-        if not _bakeable(request, response, record):
-            build.live.append(path)
-            continue
         if holdout_hits(response.content, patterns):
             # Public readers never reach a holdout task; a page that names one means a
             # record carries its text into a public one. Name the page, so it can be fixed.
             raise BakeRefused(
                 lazy_format(_("%(path)s shows holdout content; nothing was published."), path=path)
             )
-        build.write(path, response, record.tables)
+        if _bakeable(request, response, record):
+            build.write(path, response, record.tables)
+        else:
+            build.live.append(path)
 
 
-def pages_bake(*, job_run_id=None, progress=lambda percent, message="": None):
-    """Render, check and publish every anonymous page of the sitemap; return the manifest."""
+def pages_bake(*, paths=None, job_run_id=None, progress=lambda percent, message="": None):
+    """Render, check and publish every anonymous page of the sitemap (or only `paths`);
+    return the manifest."""
     root = bake_root()
     progress(1, _("Reading the sitemap"))
-    paths = sitemap_paths()
+    paths = sitemap_paths() if paths is None else paths
     patterns = holdout_patterns(holdout_needles())
     renderer = _Renderer(settings.SITE_URL)
     build = _Build(root, job_run_id or "inline")

@@ -1,0 +1,280 @@
+"""Baked public pages (issue 20, item 1): every anonymous page of the sitemap baked into
+files after a content change, answered before Django runs, and never older than the
+last committed revision.
+
+The promise they keep is the page cache's: "A change is seen at once, and asking costs
+a 304 without a body." These tests call the project's own WSGI layer (mica.site.baked)
+with real WSGI environs, in front of Django's real handler, and count the requests that
+reach Django.
+"""
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, connection
+from django.test import RequestFactory
+
+from catalogue.models import TaskDefinition
+from mica.jobs.models import JobRun, JobState
+from mica.site.bake import BakeRefused, bake_current, pages_bake, sitemap_paths
+from mica.site.baked import BakedPages
+from tests.factories import HOLDOUT_CANARY, holdout_task
+
+pytestmark = pytest.mark.django_db
+
+TASK = "ec-reschedule-three-party"
+TASK_PAGES = ["/tasks/", "/ko/tasks/", f"/tasks/{TASK}/", f"/ko/tasks/{TASK}/"]
+# What most tests bake: a bake of the whole sitemap takes seconds, and one test makes it.
+PAGES = [
+    "/",
+    "/ko/",
+    "/methodology/",
+    "/ko/methodology/",
+    "/ko/governance/",
+    "/challenges/",
+    "/markets/kr/",
+    "/ko/markets/kr/",
+    "/submit/",
+    "/downloads/",
+    *TASK_PAGES,
+]
+
+
+def bake(paths=PAGES):
+    return pages_bake(paths=paths)
+
+
+class DjangoCounted:
+    """Django's own WSGI handler, noting every request that reaches it."""
+
+    def __init__(self):
+        self.handler = WSGIHandler()
+        self.paths = []
+
+    def __call__(self, environ, start_response):
+        self.paths.append(environ["PATH_INFO"])
+        return self.handler(environ, start_response)
+
+
+class Answer:
+    def __init__(self, status, headers, body):
+        self.status = int(status.split()[0])
+        self.headers = {name.lower(): value for name, value in headers}
+        self.body = body
+
+
+@pytest.fixture
+def django_app():
+    # The test's transaction lives on this connection; Django's handler would close it
+    # after each request, as it does in production between requests.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield DjangoCounted()
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def site(django_app):
+    return BakedPages(django_app)
+
+
+@pytest.fixture
+def baking(settings, tmp_path, canonical_content, page_cache, django_capture_on_commit_callbacks):
+    settings.PAGE_BAKE_DIR = tmp_path / "pages"
+    settings.CONTENT_REVISION_STAMP = tmp_path / "content-revision"
+    cache.clear()
+
+    def committed(change):
+        """Run `change` and its after-commit steps, as a committed transaction does."""
+        with django_capture_on_commit_callbacks(execute=True):
+            change()
+        # A real commit empties the list; the test's own transaction would keep it, and
+        # the next change would join a step that has already run.
+        connection.run_on_commit.clear()
+
+    return committed
+
+
+def get(site, path, method="GET", **headers):
+    environ = RequestFactory().generic(method, path, **headers).environ
+    answer = {}
+
+    def start_response(status, response_headers, exc_info=None):
+        answer.update(status=status, headers=response_headers)
+
+    body = b"".join(site(environ, start_response))
+    return Answer(answer["status"], answer["headers"], body)
+
+
+def live(client, path):
+    """What Django renders for an anonymous reader now, the page cache emptied first."""
+    cache.clear()
+    return client.get(path)
+
+
+def manifest():
+    return json.loads((bake_current() / "pages.json").read_text(encoding="utf-8"))
+
+
+def title_change(text):
+    def change():
+        version = TaskDefinition.objects.get(slug=TASK).current_version
+        version.title_en, version.title_ko = text, f"{text} (한국어)"
+        version.save()
+
+    return change
+
+
+def test_baked_pages_are_answered_before_django_as_django_would(client, baking, site, django_app):
+    pages_bake()
+    baked = manifest()["pages"]
+    sitemap = sitemap_paths()
+    assert set(baked) | set(manifest()["live"]) == set(sitemap) and len(sitemap) > 200
+    for path in ["/", "/ko/", "/methodology/", "/ko/markets/kr/", *TASK_PAGES]:
+        answer = get(site, path)
+        expected = live(client, path)
+        assert answer.status == 200
+        assert answer.body == expected.content == (bake_current() / baked[path]["file"]).read_bytes()
+        for header in ("etag", "last-modified", "vary", "cache-control", "content-language"):
+            assert answer.headers[header] == expected[header], (path, header)
+        assert answer.headers["content-length"] == str(len(expected.content))
+        assert answer.headers["content-security-policy"] == expected["Content-Security-Policy"]
+    assert django_app.paths == []
+
+
+def test_conditional_and_head_requests_are_answered_from_the_bake(baking, site, django_app):
+    bake()
+    first = get(site, "/methodology/")
+    etag, modified = first.headers["etag"], first.headers["last-modified"]
+    again = get(site, "/methodology/", HTTP_IF_NONE_MATCH=etag)
+    assert again.status == 304 and again.body == b""
+    assert again.headers["etag"] == etag and "cookie" in again.headers["vary"].lower()
+    assert "content-type" not in again.headers
+    assert get(site, "/methodology/", HTTP_IF_MODIFIED_SINCE=modified).status == 304
+    assert get(site, "/methodology/", HTTP_IF_NONE_MATCH='"another"').status == 200
+    head = get(site, "/ko/methodology/", method="HEAD")
+    assert head.status == 200 and head.body == b"" and int(head.headers["content-length"]) > 1000
+    assert django_app.paths == []
+
+
+@pytest.mark.parametrize(
+    "path, headers",
+    [
+        ("/methodology/", {"HTTP_COOKIE": "sessionid=abc"}),  # a signed-in reader
+        ("/methodology/", {"HTTP_COOKIE": "messages=notice"}),  # a notice to show
+        ("/methodology/", {"QUERY_STRING": "q=1"}),
+        ("/methodology/", {"HTTP_IF_MATCH": '"x"'}),
+        ("/submit/challenge/", {}),  # a form
+        ("/submit/", {}),
+        ("/downloads/", {}),  # shows the published export set, which no table follows
+        ("/admin/", {}),
+        ("/api/v1/tasks/", {}),
+        ("/methodology", {}),  # Django redirects it
+    ],
+)
+def test_readers_and_pages_the_bake_does_not_cover_go_to_django(
+    baking, site, django_app, path, headers
+):
+    bake()
+    get(site, path, **headers)
+    assert django_app.paths == [path]
+
+
+def test_a_post_to_a_baked_address_goes_to_django(baking, site, django_app):
+    bake()
+    get(site, "/tasks/", method="POST")
+    assert django_app.paths == ["/tasks/"]
+
+
+def test_forms_and_signed_in_pages_are_never_baked(baking, client):
+    bake()
+    baked, left_live = manifest()["pages"], manifest()["live"]
+    assert "/submit/" in left_live and "/downloads/" in left_live
+    for path, page in baked.items():
+        body = (bake_current() / page["file"]).read_bytes()
+        assert b"csrfmiddlewaretoken" not in body, path
+        assert b'method="post"' not in body.lower(), path
+
+
+def test_an_edit_sends_the_pages_it_affects_to_django_at_once_then_to_the_new_bake(
+    baking, client, site, django_app
+):
+    bake()
+    tables = manifest()["pages"]
+    untouched = [p for p, page in tables.items() if "catalogue_taskversion" not in page["tables"]]
+    assert untouched, "some page reads no task version"
+    baking(title_change("Move the three-party meeting, freshly titled"))
+    for path in TASK_PAGES:
+        answer = get(site, path)
+        assert answer.body == live(client, path).content
+        assert "freshly titled" in answer.body.decode(), path
+    assert django_app.paths == TASK_PAGES
+    get(site, untouched[0])
+    assert django_app.paths == TASK_PAGES  # still from the bake
+    django_app.paths.clear()
+    bake()
+    for path in TASK_PAGES:
+        assert "freshly titled" in get(site, path).body.decode(), path
+    assert django_app.paths == []
+
+
+def test_an_anonymous_reader_never_sees_a_page_older_than_the_last_commit(
+    baking, client, site
+):
+    """Edits of several records, with bakes between some of them: after every commit,
+    every page the layer answers equals what Django renders at that moment."""
+    pages = ["/", "/ko/", "/methodology/", "/ko/governance/", "/markets/kr/", *TASK_PAGES]
+    steps = [title_change("First new title"), bake, title_change("Second new title")]
+    bake()
+    for step in steps:
+        if step is bake:
+            step()
+        else:
+            baking(step)
+        for path in pages:
+            assert get(site, path).body == live(client, path).content, path
+
+
+def test_a_bake_made_on_an_earlier_day_is_not_served(baking, site, django_app):
+    bake()
+    document = bake_current() / "pages.json"
+    earlier = json.loads(document.read_text(encoding="utf-8"))
+    earlier["valid_until"] -= 86400
+    document.write_text(json.dumps(earlier), encoding="utf-8")
+    get(BakedPages(django_app), "/methodology/")
+    assert django_app.paths == ["/methodology/"]
+
+
+def test_a_public_page_showing_holdout_text_refuses_the_bake_and_keeps_the_last(
+    baking, site
+):
+    """Seed: "A holdout item is never reachable from a public artifact." The bake fails
+    closed: the published bake stays as it was."""
+    bake()
+    published = bake_current()
+    baking(holdout_task)
+    baking(title_change(f"Holdout {HOLDOUT_CANARY}"))
+    with pytest.raises(BakeRefused) as refused:
+        bake()
+    assert "holdout" in str(refused.value.message)
+    assert bake_current() == published
+    assert len(list(published.parent.iterdir())) == 1  # the refused build is gone
+
+
+def test_content_changes_bake_again_after_their_debounce(
+    baking, settings, eager_celery, site, django_app
+):
+    """Where a worker runs jobs, a committed edit queues the bake (run here at once)."""
+    settings.PAGE_BAKE_ON_CHANGE = True
+    bake()
+    before = bake_current()
+    baking(title_change("A title the next bake carries"))
+    run = JobRun.objects.get(job_name="mica.site.tasks.pages_bake_run")
+    assert run.state == JobState.SUCCEEDED and run.message_ko.startswith("페이지 ")
+    assert bake_current() != before
+    assert "the next bake carries" in get(site, "/tasks/").body.decode()
+    assert django_app.paths == []
