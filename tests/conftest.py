@@ -109,7 +109,10 @@ class WorkerProcess:
         self.hostname = f"pytest-{uuid.uuid4().hex[:8]}@localhost"
         self.log_path = log_path
         # Content changes queue exports only where a test asks for it.
-        env = {**os.environ, "MICA_DATABASE_URL": database_url, "MICA_EXPORTS_ON_CHANGE": "0",
+        env = {
+            **os.environ,
+            "MICA_DATABASE_URL": database_url,
+            "MICA_EXPORTS_ON_CHANGE": "0",
             "MICA_PAGE_BAKE_ON_CHANGE": "0",
         }
         env.update(env_overrides)

@@ -138,7 +138,8 @@ def test_baked_pages_are_answered_before_django_as_django_would(client, baking, 
         answer = get(site, path)
         expected = live(client, path)
         assert answer.status == 200
-        assert answer.body == expected.content == (bake_current() / baked[path]["file"]).read_bytes()
+        written = (bake_current() / baked[path]["file"]).read_bytes()
+        assert answer.body == expected.content == written
         for header in ("etag", "last-modified", "vary", "cache-control", "content-language"):
             assert answer.headers[header] == expected[header], (path, header)
         assert answer.headers["content-length"] == str(len(expected.content))
@@ -222,9 +223,7 @@ def test_an_edit_sends_the_pages_it_affects_to_django_at_once_then_to_the_new_ba
     assert django_app.paths == []
 
 
-def test_an_anonymous_reader_never_sees_a_page_older_than_the_last_commit(
-    baking, client, site
-):
+def test_an_anonymous_reader_never_sees_a_page_older_than_the_last_commit(baking, client, site):
     """Edits of several records, with bakes between some of them: after every commit,
     every page the layer answers equals what Django renders at that moment."""
     pages = ["/", "/ko/", "/methodology/", "/ko/governance/", "/markets/kr/", *TASK_PAGES]
@@ -249,9 +248,7 @@ def test_a_bake_made_on_an_earlier_day_is_not_served(baking, site, django_app):
     assert django_app.paths == ["/methodology/"]
 
 
-def test_a_public_page_showing_holdout_text_refuses_the_bake_and_keeps_the_last(
-    baking, site
-):
+def test_a_public_page_showing_holdout_text_refuses_the_bake_and_keeps_the_last(baking, site):
     """Seed: "A holdout item is never reachable from a public artifact." The bake fails
     closed: the published bake stays as it was."""
     bake()
