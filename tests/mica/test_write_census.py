@@ -2156,6 +2156,23 @@ def case_regenerate_exports(ctx):
     committed(ctx, JobRun.objects.filter(pk=run, state="succeeded"), f"(JobRun {run})")
 
 
+def case_bake_pages(ctx):
+    """`bake_pages --sync` publishes the baked pages here; without it, a JobRun.
+
+    Nothing acknowledged is lost: "Baked N pages into …" means the pages and their
+    manifest are on disk; "Queued … as job run N." means JobRun N is committed.
+    """
+    from mica.jobs.models import JobRun
+
+    ctx.settings.PAGE_BAKE_DIR = ctx.tmp_path / "pages"
+    ctx.settings.PAGE_CACHE_SECONDS = 600  # the bake covers the pages the page cache serves
+    baked = int(re.search(r"Baked (\d+) pages", run_command("bake_pages", "--sync")).group(1))
+    manifest = json.loads((ctx.settings.PAGE_BAKE_DIR / "current" / "pages.json").read_text())
+    assert baked > 100 and len(manifest["pages"]) == baked
+    run = int(re.search(r"job run (\d+)", run_command("bake_pages")).group(1))
+    committed(ctx, JobRun.objects.filter(pk=run, state="succeeded"), f"(JobRun {run})")
+
+
 RESTORED_TEXT = "Changed after the backup, to be undone by the restore."
 
 
@@ -2607,6 +2624,7 @@ CENSUS = {
     ("command", "load_demo_runs"): case_load_demo_runs,
     ("command", "rerun_gate"): case_rerun_gate,
     ("command", "regenerate_exports"): case_regenerate_exports,
+    ("command", "bake_pages"): case_bake_pages,
     ("command", "restore"): case_restore,
     ("command", "backup"): ReadOnly(
         "writes a copy of the database and the exports to files only",
