@@ -150,6 +150,28 @@ def test_exports_keep_publishing_and_leave_the_holdout_out(
     assert not leaks(downloads)
 
 
+def test_the_baked_pages_leave_the_holdout_out(holdout_attempt, settings, tmp_path, page_cache):
+    """The bake publishes every public page as a file (issue 20): the holdout crawl covers
+    the baked directory too, every file of it."""
+    from mica.content.changes import revisions_bump_all
+    from mica.site.bake import bake_current, pages_bake
+
+    settings.PAGE_BAKE_DIR = tmp_path / "pages"
+    revisions_bump_all()  # as the attempts' commit does; the test's transaction stays open
+    manifest = pages_bake()
+    files = {
+        str(path.relative_to(bake_current())): path.read_text(encoding="utf-8")
+        for path in bake_current().rglob("*")
+        if path.is_file()
+    }
+    assert len(files) == len(manifest["pages"]) + 1 > 200  # each page, and the manifest
+    assert (
+        "/evidence/" in manifest["pages"]
+        and "/tasks/ec-reschedule-three-party/" in files["pages.json"]
+    )
+    assert not leaks(files)
+
+
 def test_the_admin_shows_the_holdout_only_to_holdout_access(client, holdout_attempt, holdout):
     """Finding: "any staff account, even with no permissions, sees holdout ids on the
     translation-status page; staff with catalogue view permission read full holdout texts
