@@ -62,6 +62,9 @@ def embedded(tmp_path_factory):
         MICA_SITE_URL=base,
         MICA_EXPORT_DEBOUNCE_SECONDS="2",
         MICA_WORKER_HEARTBEAT_INTERVAL="1",
+        # The one worker takes one job at a time: a bake of the thousand generated tasks
+        # would hold up the runs these tests watch (test_embedded_bake.py covers bakes).
+        MICA_PAGE_BAKE_ON_CHANGE="0",
     )
     manage(env, "migrate", "--no-input")
     manage(env, "load_canonical_content")
