@@ -208,6 +208,8 @@ PAGE_BAKE_DIR = Path(os.environ.get("MICA_PAGE_BAKE_DIR", VAR_DIR / "pages"))
 # Pages the last change affected are rendered live meanwhile, so the delay costs speed
 # only, never freshness.
 PAGE_BAKE_DEBOUNCE_SECONDS = int(os.environ.get("MICA_PAGE_BAKE_DEBOUNCE_SECONDS", "10"))
+# Processes that render a bake: one a core by default.
+PAGE_BAKE_PROCESSES = int(os.environ.get("MICA_PAGE_BAKE_PROCESSES", os.cpu_count() or 1))
 
 # Without Redis the broker is a directory under var/ that every process of the machine
 # shares: the web process queues, `manage.py serve`'s worker and beat take.
