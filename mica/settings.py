@@ -199,7 +199,9 @@ else:
 PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))
 # Replaced whenever the content revisions move (mica.content.revision); every process
 # that writes content or serves baked pages must see the same file.
-CONTENT_REVISION_STAMP = VAR_DIR / "content-revision"
+CONTENT_REVISION_STAMP = Path(
+    os.environ.get("MICA_CONTENT_REVISION_STAMP", VAR_DIR / "content-revision")
+)
 
 # Anonymous public pages baked into files after each content change (mica.site.bake)
 # and answered from them in front of Django (mica.site.baked). Shared by the web
