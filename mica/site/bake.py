@@ -194,6 +194,7 @@ def _page_write(directory, path, response, tables):
     return {
         "file": name,
         "sha256": hashlib.sha256(response.content).hexdigest(),
+        "size": len(response.content),
         "headers": [(k, v) for k, v in response.items() if k.lower() not in SERVER_HEADERS],
         "tables": sorted(tables),
     }

@@ -47,8 +47,8 @@ class BakedPage:
     def __init__(self, directory, entry):
         self.file = directory / entry["file"]
         self.tables = frozenset(entry["tables"])
-        size = self.file.stat().st_size
-        self.headers = [(k, v) for k, v in entry["headers"]] + [("Content-Length", str(size))]
+        length = ("Content-Length", str(entry["size"]))
+        self.headers = [(k, v) for k, v in entry["headers"]] + [length]
         found = {k.lower(): v for k, v in entry["headers"]}
         self.etag = found.get("etag")
         self.last_modified = parse_http_date_safe(found.get("last-modified", ""))
