@@ -1,15 +1,31 @@
 """Catalogue records shaped for pages and the API."""
 
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from catalogue.models import (
     Applicability,
     ClauseKind,
     Complexity,
+    ContractClause,
     Lifecycle,
+    MarketApplicability,
+    TaskDefinition,
     TaskSurface,
+    TaskVersion,
     TerminationClass,
+)
+from catalogue.selectors import task_catalogue_headings, task_contracts_fetch
+from markets.models import Market
+from mica.content.fragments import (
+    computed,
+    fragment_key,
+    fragment_revisions,
+    fragments_get,
+    fragments_set,
+    template_digest,
 )
 from mica.dot_matrix import dot_matrix
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition, label_for
@@ -69,15 +85,72 @@ def list_cards(definitions):
     return cards
 
 
-def balance(cards):
+ROW_TEMPLATE = "catalogue/_task_row.html"
+
+
+def _row_tables():
+    """What a task's row shows: the task, its current version with its clauses and
+    applicability, and the markets those name."""
+    models = (TaskDefinition, TaskVersion, ContractClause, MarketApplicability, Market)
+    return [model._meta.db_table for model in models]
+
+
+def task_rows(definitions):
+    """Each task's row of the catalogue page as HTML, kept in the fragment cache.
+
+    Only the rows not kept read their contracts and render; the key holds the
+    revisions of every table a row shows, so an edit is seen at once.
+    """
+    revisions = fragment_revisions()
+    if revisions is None:
+        return _rendered_rows(definitions)
+    keys = {
+        definition.pk: fragment_key(
+            "catalogue-task-row",
+            revisions,
+            _row_tables(),
+            definition.pk,
+            template_digest(ROW_TEMPLATE),
+        )
+        for definition in definitions
+    }
+    kept = fragments_get(keys.values(), _row_tables())
+    missing = [d for d in definitions if keys[d.pk] not in kept]
+    rendered = dict(zip([keys[d.pk] for d in missing], _rendered_rows(missing), strict=True))
+    fragments_set(rendered)
+    kept.update(rendered)
+    return [kept[keys[d.pk]] for d in definitions]
+
+
+def _rendered_rows(definitions):
+    task_contracts_fetch(definitions)
+    return [
+        mark_safe(render_to_string(ROW_TEMPLATE, {"card": card}))
+        for card in list_cards(definitions)
+    ]
+
+
+BALANCE_TEMPLATE = "catalogue/_balance.html"
+
+
+def balance_figures():
+    """The catalogue's balance as HTML, made once for each revision of what it counts."""
+    return computed("catalogue-balance", _rendered_balance, template_digest(BALANCE_TEMPLATE))
+
+
+def _rendered_balance():
+    versions = [d.current_version for d in task_catalogue_headings()]
+    return mark_safe(render_to_string(BALANCE_TEMPLATE, {"balance": balance(versions)}))
+
+
+def balance(versions):
     """The catalogue over surface × termination class, one figure per declared complexity."""
     surfaces = TaskSurface.choices
     terminations = TerminationClass.choices
     figures = []
     for complexity, complexity_label in Complexity.choices:
         counts = [[0] * len(terminations) for _ in surfaces]
-        for card in cards:
-            version = card["version"]
+        for version in versions:
             if version.declared_complexity != complexity:
                 continue
             row = [code for code, _ in surfaces].index(version.surface)

@@ -1,7 +1,7 @@
 """Reads of the catalogue. `task_public_list` is the one door the public goes through."""
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Prefetch, Q, prefetch_related_objects
 from django.utils.translation import gettext
 
 from catalogue.access import holdout_access, visible_tasks
@@ -45,8 +45,8 @@ def family_list():
     return TaskFamily.objects.order_by("position")
 
 
-def _with_current_version(queryset):
-    return queryset.select_related("family", "current_version").prefetch_related(
+def _current_contracts():
+    return [
         Prefetch(
             "current_version__clauses",
             queryset=ContractClause.objects.order_by("kind", "position", "pk"),
@@ -56,7 +56,19 @@ def _with_current_version(queryset):
             # Six markets, fetched once and shared, not one copy joined into every row.
             queryset=MarketApplicability.objects.prefetch_related("market"),
         ),
+    ]
+
+
+def _with_current_version(queryset):
+    return queryset.select_related("family", "current_version").prefetch_related(
+        *_current_contracts()
     )
+
+
+def task_contracts_fetch(definitions):
+    """Read the clauses and applicability of these tasks' current versions, in two queries
+    and one for the markets, whatever their number."""
+    prefetch_related_objects(definitions, *_current_contracts())
 
 
 def task_public_list():
@@ -92,6 +104,12 @@ def task_catalogue_snapshot():
         }
         for task in tasks
     ]
+
+
+def task_catalogue_headings():
+    """The public catalogue with each task's family and current version but not its
+    contract, for a page that reads contracts only for the rows it has not kept."""
+    return task_catalogue_list().prefetch_related(None)
 
 
 def task_public_get(slug):

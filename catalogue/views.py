@@ -8,7 +8,7 @@ from catalogue.models import TaskDefinition
 from catalogue.selectors import (
     family_list,
     review_list,
-    task_catalogue_list,
+    task_catalogue_headings,
     task_filter,
     task_public_get,
     task_versions,
@@ -20,24 +20,21 @@ def task_list(request):
     families = list(family_list())
     form = TaskFilterForm(request.GET, families=families)
     filters = form.filters()
-    cards = presenters.list_cards(task_filter(task_catalogue_list(), **filters))
-    everything = (
-        cards
-        if not any(filters.values())
-        else [presenters.task_card(d) for d in task_catalogue_list()]
-    )
+    filtered = any(filters.values())
+    definitions = list(task_filter(task_catalogue_headings(), **filters))
+    rows = dict(zip(definitions, presenters.task_rows(definitions), strict=True))
     by_family = {family.pk: [] for family in families}
-    for card in cards:
-        by_family[card["definition"].family_id].append(card)
+    for definition, row in rows.items():
+        by_family[definition.family_id].append(row)
     return render(
         request,
         "catalogue/task_list.html",
         {
             "form": TaskFilterForm(None, families=families, initial=filters),
-            "filtered": any(filters.values()),
-            "families": [{"family": f, "cards": by_family[f.pk]} for f in families],
-            "shown": len(cards),
-            "balance": presenters.balance(everything),
+            "filtered": filtered,
+            "families": [{"family": f, "rows": by_family[f.pk]} for f in families],
+            "shown": len(definitions),
+            "balance": presenters.balance_figures(),
         },
     )
 
