@@ -1,5 +1,7 @@
 """Catalogue records shaped for pages and the API."""
 
+import hashlib
+
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -9,21 +11,16 @@ from catalogue.models import (
     Applicability,
     ClauseKind,
     Complexity,
-    ContractClause,
     Lifecycle,
-    MarketApplicability,
-    TaskDefinition,
     TaskSurface,
-    TaskVersion,
     TerminationClass,
 )
-from catalogue.selectors import task_catalogue_headings, task_contracts_fetch
-from markets.models import Market
+from catalogue.selectors import task_catalogue_headings, task_contracts_fetch, task_row_sources
 from mica.content.fragments import (
     computed,
     fragment_key,
-    fragment_revisions,
     fragments_get,
+    fragments_on,
     fragments_set,
     template_digest,
 )
@@ -88,38 +85,34 @@ def list_cards(definitions):
 ROW_TEMPLATE = "catalogue/_task_row.html"
 
 
-def _row_tables():
-    """What a task's row shows: the task, its current version with its clauses and
-    applicability, and the markets those name."""
-    models = (TaskDefinition, TaskVersion, ContractClause, MarketApplicability, Market)
-    return [model._meta.db_table for model in models]
-
-
 def task_rows(definitions):
     """Each task's row of the catalogue page as HTML, kept in the fragment cache.
 
-    Only the rows not kept read their contracts and render; the key holds the
-    revisions of every table a row shows, so an edit is seen at once.
+    A row is kept under a digest of every stored value it is made of, so an edit to one
+    task changes that row's key alone, whatever wrote it. The digests are read once for
+    each revision of the tables they read; only the rows not kept read their contracts
+    as records and render.
     """
-    revisions = fragment_revisions()
-    if revisions is None:
+    if not fragments_on():
         return _rendered_rows(definitions)
+    digests = computed("catalogue-row-digests", _row_digests)
+    template = template_digest(ROW_TEMPLATE)
     keys = {
-        definition.pk: fragment_key(
-            "catalogue-task-row",
-            revisions,
-            _row_tables(),
-            definition.pk,
-            template_digest(ROW_TEMPLATE),
-        )
-        for definition in definitions
+        d.pk: fragment_key("catalogue-task-row", {}, (), d.pk, digests[d.pk], template)
+        # A task made public since the digests were read renders afresh and is not kept.
+        for d in definitions
+        if d.pk in digests
     }
-    kept = fragments_get(keys.values(), _row_tables())
-    missing = [d for d in definitions if keys[d.pk] not in kept]
-    rendered = dict(zip([keys[d.pk] for d in missing], _rendered_rows(missing), strict=True))
-    fragments_set(rendered)
-    kept.update(rendered)
-    return [kept[keys[d.pk]] for d in definitions]
+    kept = fragments_get(keys.values())
+    missing = [d for d in definitions if keys.get(d.pk) not in kept]
+    rendered = dict(zip(missing, _rendered_rows(missing), strict=True))
+    fragments_set({keys[d.pk]: row for d, row in rendered.items() if d.pk in keys})
+    return [rendered[d] if d in rendered else kept[keys[d.pk]] for d in definitions]
+
+
+def _row_digests():
+    sources = task_row_sources(list(task_catalogue_headings()))
+    return {pk: hashlib.sha256(repr(source).encode()).hexdigest() for pk, source in sources.items()}
 
 
 def _rendered_rows(definitions):
