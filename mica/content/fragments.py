@@ -22,8 +22,9 @@ from django.conf import settings
 from django.core.cache import caches
 from django.core.signals import setting_changed
 from django.db import connection
-from django.template.loader import get_template
+from django.template.loader import get_template, render_to_string
 from django.utils import translation
+from django.utils.safestring import mark_safe
 
 from mica.content.changes import watched_tables
 from mica.content.revision import NO_REVISION, revision_pending, revisions_read
@@ -54,16 +55,21 @@ def template_digest(name):
     return hashlib.sha256(get_template(name).template.source.encode()).hexdigest()
 
 
+def fragments_on():
+    return settings.FRAGMENT_CACHE_SECONDS > 0
+
+
 def fragment_revisions():
     """The revisions fragments are keyed by, or None when the fragment cache is not to be
     used: switched off, or this transaction holds changes the revisions do not count."""
-    if settings.FRAGMENT_CACHE_SECONDS <= 0 or revision_pending():
+    if not fragments_on() or revision_pending():
         return None
     return revisions_read()
 
 
 def fragment_key(name, revisions, tables, *parts):
-    """The key of fragment `name` made of `tables` at `revisions`, in the reader's language."""
+    """The key of fragment `name` made of `tables` at `revisions` and of `parts` (what
+    else it shows), in the reader's language."""
     lines = [name, str(_settings_generation), translation.get_language() or ""]
     lines += [str(part) for part in parts]
     for table in sorted(tables):
@@ -73,12 +79,8 @@ def fragment_key(name, revisions, tables, *parts):
     return KEY_PREFIX + hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def fragments_get(keys, tables):
-    """The fragments kept under these keys, made of `tables`."""
-    kept = caches[CACHE_ALIAS].get_many(keys)
-    if kept:
-        _reads_declare(tables)
-    return kept
+def fragments_get(keys):
+    return caches[CACHE_ALIAS].get_many(keys)
 
 
 def _reads_declare(tables):
@@ -135,3 +137,15 @@ def computed(name, compute, *parts, tables=()):
     read = frozenset(recorder.tables & watched_tables()) | frozenset(tables)
     fragments_set({reads_key: read, fragment_key(name, revisions, read, *parts): value})
     return value
+
+
+def fragment_rendered(template, context, *parts, tables=()):
+    """`template` rendered with the dict context() returns, kept as a fragment made of
+    what context() and the rendering read, of `parts` and of the template's source."""
+    return computed(
+        template,
+        lambda: mark_safe(render_to_string(template, context())),
+        template_digest(template),
+        *parts,
+        tables=tables,
+    )
