@@ -90,7 +90,7 @@ def _reads_declare(tables):
     queries, and a fragment served from here runs none: without this, the page would
     be kept under fewer tables than it shows, and an edit would not reach it.
     """
-    if not connection.execute_wrappers or not tables:
+    if not tables:
         return
     quote = connection.ops.quote_name
     reads = [f"SELECT 1 FROM {quote(table)} WHERE 1 = 0" for table in sorted(tables)]
