@@ -1,5 +1,7 @@
 from django.http import Http404
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from catalogue import presenters
@@ -13,6 +15,9 @@ from catalogue.selectors import (
     task_public_get,
     task_versions,
 )
+from mica.content.fragments import computed, template_digest
+
+DETAIL_TEMPLATE = "catalogue/_task_detail.html"
 
 
 @require_safe
@@ -41,18 +46,23 @@ def task_list(request):
 
 @require_safe
 def task_detail(request, slug):
+    title, body = computed(
+        "catalogue-task-detail", lambda: _task_detail(slug), slug, template_digest(DETAIL_TEMPLATE)
+    )
+    return render(request, "catalogue/task_detail.html", {"title": title, "body": body})
+
+
+def _task_detail(slug):
+    """The task's title (it titles the page) and the page's body as HTML."""
     try:
         definition = task_public_get(slug)
     except TaskDefinition.DoesNotExist as missing:
         raise Http404 from missing
     card = presenters.task_card(definition)
-    return render(
-        request,
-        "catalogue/task_detail.html",
-        {
-            **card,
-            "versions": task_versions(definition),
-            "reviews": review_list(definition.current_version),
-            "exposures": definition.exposures.all(),
-        },
-    )
+    context = {
+        **card,
+        "versions": task_versions(definition),
+        "reviews": review_list(definition.current_version),
+        "exposures": definition.exposures.all(),
+    }
+    return card["version"].title, mark_safe(render_to_string(DETAIL_TEMPLATE, context))

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.django_db
 KEPT_PAGES = [
     "/tasks/",
     "/ko/tasks/",
+    "/tasks/ec-reschedule-three-party/",
     "/methodology/",
     "/ko/methodology/",
     "/markets/",
@@ -80,16 +81,20 @@ def test_an_edited_clause_is_seen_at_once_in_both_languages_and_only_its_row_is_
     django_capture_on_commit_callbacks,
 ):
     task = _task()
-    client.get("/tasks/"), client.get("/ko/tasks/")
+    detail = f"/tasks/{task.slug}/"
+    paths = ("/tasks/", "/ko/tasks/", detail, "/ko" + detail)
+    for path in paths:
+        client.get(path)
     rows_rendered.clear()
     clause = ContractClause.objects.filter(version=task.current_version).first()
     with django_capture_on_commit_callbacks(execute=True):
         ContractClause.objects.filter(pk=clause.pk).update(
             text_en="A clause rewritten in English.", text_ko="새로 고쳐 쓴 조항."
         )
-    pages = {path: client.get(path).content for path in ("/tasks/", "/ko/tasks/")}
-    assert "A clause rewritten in English.".encode() in pages["/tasks/"]
+    pages = {path: client.get(path).content for path in paths}
+    assert b"A clause rewritten in English." in pages["/tasks/"]
     assert "새로 고쳐 쓴 조항.".encode() in pages["/ko/tasks/"]
+    assert "새로 고쳐 쓴 조항.".encode() in pages["/ko" + detail]
     assert rows_rendered == [task.slug, task.slug]
     assert pages == _as_without_fragments(client, settings, pages)
 
