@@ -22,7 +22,6 @@ from mica.content.fragments import (
     fragments_get,
     fragments_on,
     fragments_set,
-    template_digest,
 )
 from mica.dot_matrix import dot_matrix
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition, label_for
@@ -96,9 +95,8 @@ def task_rows(definitions):
     if not fragments_on():
         return _rendered_rows(definitions)
     digests = computed("catalogue-row-digests", _row_digests)
-    template = template_digest(ROW_TEMPLATE)
     keys = {
-        d.pk: fragment_key("catalogue-task-row", {}, (), d.pk, digests[d.pk], template)
+        d.pk: fragment_key("catalogue-task-row", {}, (), d.pk, digests[d.pk])
         # A task made public since the digests were read renders afresh and is not kept.
         for d in definitions
         if d.pk in digests
@@ -128,7 +126,7 @@ BALANCE_TEMPLATE = "catalogue/_balance.html"
 
 def balance_figures():
     """The catalogue's balance as HTML, made once for each revision of what it counts."""
-    return computed("catalogue-balance", _rendered_balance, template_digest(BALANCE_TEMPLATE))
+    return computed("catalogue-balance", _rendered_balance)
 
 
 def _rendered_balance():

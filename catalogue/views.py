@@ -15,7 +15,7 @@ from catalogue.selectors import (
     task_public_get,
     task_versions,
 )
-from mica.content.fragments import computed, template_digest
+from mica.content.fragments import computed
 
 DETAIL_TEMPLATE = "catalogue/_task_detail.html"
 
@@ -46,9 +46,7 @@ def task_list(request):
 
 @require_safe
 def task_detail(request, slug):
-    title, body = computed(
-        "catalogue-task-detail", lambda: _task_detail(slug), slug, template_digest(DETAIL_TEMPLATE)
-    )
+    title, body = computed("catalogue-task-detail", lambda: _task_detail(slug), slug)
     return render(request, "catalogue/task_detail.html", {"title": title, "body": body})
 
 

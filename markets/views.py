@@ -7,7 +7,7 @@ from django.views.decorators.http import require_safe
 from markets import presenters
 from markets.models import MarketEdition
 from markets.selectors import market_edition_get, market_edition_list
-from mica.content.fragments import computed, fragment_rendered, template_digest
+from mica.content.fragments import computed, fragment_rendered
 from mica.vocabulary import DiagnosticAxis, LocalityCondition, label_for
 
 DETAIL_TEMPLATE = "markets/_market_detail.html"
@@ -30,7 +30,6 @@ def market_detail(request, code):
         "markets-market-detail",
         lambda: _market_detail(code),
         code,
-        template_digest(DETAIL_TEMPLATE),
     )
     return render(request, "markets/market_detail.html", {"market": market, "body": body})
 

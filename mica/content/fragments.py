@@ -17,12 +17,13 @@ import hashlib
 import itertools
 import re
 from functools import cache
+from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import caches
 from django.core.signals import setting_changed
 from django.db import connection
-from django.template.loader import get_template, render_to_string
+from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
 
@@ -43,16 +44,28 @@ _settings_generation = next(_settings_generations)
 def _settings_changed(**kwargs):
     global _settings_generation
     _settings_generation = next(_settings_generations)
-    template_digest.cache_clear()
 
 
 setting_changed.connect(_settings_changed, dispatch_uid="fragments-settings-changed")
 
 
+# What fragments are made with besides the database: a deploy that changes any of it
+# changes every key, so a shared cache never hands out what the new code would make
+# otherwise.
+CODE_PACKAGES = ("mica", "catalogue", "markets", "governance", "submissions")
+CODE_PATTERNS = [(package, "*.py") for package in CODE_PACKAGES]
+CODE_PATTERNS += [("templates", "*.html"), ("templates", "*.svg"), ("locale", "*.mo")]
+
+
 @cache
-def template_digest(name):
-    """The source a fragment renders with: a deploy that changes it changes the key."""
-    return hashlib.sha256(get_template(name).template.source.encode()).hexdigest()
+def code_digest():
+    """The project's Python, templates and compiled translations, as one digest."""
+    root = Path(settings.BASE_DIR)
+    digest = hashlib.sha256()
+    for folder, pattern in CODE_PATTERNS:
+        for path in sorted((root / folder).rglob(pattern)):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def fragments_on():
@@ -70,7 +83,7 @@ def fragment_revisions():
 def fragment_key(name, revisions, tables, *parts):
     """The key of fragment `name` made of `tables` at `revisions` and of `parts` (what
     else it shows), in the reader's language."""
-    lines = [name, str(_settings_generation), translation.get_language() or ""]
+    lines = [name, code_digest(), str(_settings_generation), translation.get_language() or ""]
     lines += [str(part) for part in parts]
     for table in sorted(tables):
         number, changed_at = revisions.get(table, NO_REVISION)
@@ -141,11 +154,10 @@ def computed(name, compute, *parts, tables=()):
 
 def fragment_rendered(template, context, *parts, tables=()):
     """`template` rendered with the dict context() returns, kept as a fragment made of
-    what context() and the rendering read, of `parts` and of the template's source."""
+    what context() and the rendering read and of `parts`."""
     return computed(
         template,
         lambda: mark_safe(render_to_string(template, context())),
-        template_digest(template),
         *parts,
         tables=tables,
     )

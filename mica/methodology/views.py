@@ -7,7 +7,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from mica.bilingual import LANGUAGES
-from mica.content.fragments import computed, template_digest
+from mica.content.fragments import computed
 from mica.methodology.diff import edition_diff_read
 from mica.methodology.exports import methodology_pack, pack_filename
 from mica.methodology.extensions import open_challenges
@@ -72,7 +72,6 @@ def _page_and_chapters(edition, challenge_base):
         rendered,
         edition.pk,
         challenge_base,
-        template_digest(CHAPTERS_TEMPLATE),
         tables=[Edition._meta.db_table],
     )
 

@@ -8,7 +8,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_safe
 
-from mica.content.fragments import computed, template_digest
+from mica.content.fragments import computed
 from mica.methodology.selectors import edition_current
 from mica.site import planner
 from mica.site.planner import ScopeMode
@@ -96,7 +96,7 @@ def evaluate(request):
         # from is kept, so made-up queries cannot fill the fragment cache.
         context = _evaluate_context(request.GET)
         return render(request, PAGE_TEMPLATE, {**context, "scope_valid": context["scope"].valid})
-    valid, body = computed("site-evaluate", _initial_body, template_digest(BODY_TEMPLATE))
+    valid, body = computed("site-evaluate", _initial_body)
     return render(request, PAGE_TEMPLATE, {"scope_valid": valid, "body": body})
 
 
