@@ -88,9 +88,10 @@ def task_rows(definitions):
     """Each task's row of the catalogue page as HTML, kept in the fragment cache.
 
     A row is kept under a digest of every stored value it is made of, so an edit to one
-    task changes that row's key alone, whatever wrote it. The digests are read once for
-    each revision of the tables they read; only the rows not kept read their contracts
-    as records and render.
+    task changes that row's key alone, whatever wrote it; being made of what it shows,
+    such a key is right for any reader, even a transaction with changes of its own. The
+    digests are read once for each revision of the tables they read; only the rows not
+    kept read their contracts as records and render.
     """
     if not fragments_on():
         return _rendered_rows(definitions)

@@ -4,9 +4,9 @@ A page read afresh (its whole-page entry gone, or never made under these
 revisions) still recomputes and re-renders much that has not changed: a hundred
 task rows, a methodology's chapters filled with live figures. Such a part is
 kept here under a key made of the revisions of the tables it reads, the reader's
-language, the settings and whatever else the caller names, so an edit committed
-anywhere it reads changes its key at once and the old entry is never served
-again. The fragments live in a cache of their own ("fragments"), which clearing
+language, the settings, the code and whatever else the caller names, so an edit
+committed anywhere it reads changes its key at once and the old entry is never
+served again. The fragments live in a cache of their own ("fragments"), which clearing
 the page cache leaves warm.
 
 A transaction holding content changes that the revisions do not count yet sees
