@@ -1,6 +1,10 @@
 """Catalogue records shaped for pages and the API."""
 
+import hashlib
+
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from catalogue.models import (
@@ -10,6 +14,14 @@ from catalogue.models import (
     Lifecycle,
     TaskSurface,
     TerminationClass,
+)
+from catalogue.selectors import task_catalogue_headings, task_contracts_fetch, task_row_sources
+from mica.content.fragments import (
+    computed,
+    fragment_key,
+    fragments_get,
+    fragments_on,
+    fragments_set,
 )
 from mica.dot_matrix import dot_matrix
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition, label_for
@@ -69,15 +81,68 @@ def list_cards(definitions):
     return cards
 
 
-def balance(cards):
+ROW_TEMPLATE = "catalogue/_task_row.html"
+
+
+def task_rows(definitions):
+    """Each task's row of the catalogue page as HTML, kept in the fragment cache.
+
+    A row is kept under a digest of every stored value it is made of, so an edit to one
+    task changes that row's key alone, whatever wrote it; being made of what it shows,
+    such a key is right for any reader, even a transaction with changes of its own. The
+    digests are read once for each revision of the tables they read; only the rows not
+    kept read their contracts as records and render.
+    """
+    if not fragments_on():
+        return _rendered_rows(definitions)
+    digests = computed("catalogue-row-digests", _row_digests)
+    keys = {
+        d.pk: fragment_key("catalogue-task-row", {}, (), d.pk, digests[d.pk])
+        # A task made public since the digests were read renders afresh and is not kept.
+        for d in definitions
+        if d.pk in digests
+    }
+    kept = fragments_get(keys.values())
+    missing = [d for d in definitions if keys.get(d.pk) not in kept]
+    rendered = dict(zip(missing, _rendered_rows(missing), strict=True))
+    fragments_set({keys[d.pk]: row for d, row in rendered.items() if d.pk in keys})
+    return [rendered[d] if d in rendered else kept[keys[d.pk]] for d in definitions]
+
+
+def _row_digests():
+    sources = task_row_sources(list(task_catalogue_headings()))
+    return {pk: hashlib.sha256(repr(source).encode()).hexdigest() for pk, source in sources.items()}
+
+
+def _rendered_rows(definitions):
+    task_contracts_fetch(definitions)
+    return [
+        mark_safe(render_to_string(ROW_TEMPLATE, {"card": card}))
+        for card in list_cards(definitions)
+    ]
+
+
+BALANCE_TEMPLATE = "catalogue/_balance.html"
+
+
+def balance_figures():
+    """The catalogue's balance as HTML, made once for each revision of what it counts."""
+    return computed("catalogue-balance", _rendered_balance)
+
+
+def _rendered_balance():
+    versions = [d.current_version for d in task_catalogue_headings()]
+    return mark_safe(render_to_string(BALANCE_TEMPLATE, {"balance": balance(versions)}))
+
+
+def balance(versions):
     """The catalogue over surface × termination class, one figure per declared complexity."""
     surfaces = TaskSurface.choices
     terminations = TerminationClass.choices
     figures = []
     for complexity, complexity_label in Complexity.choices:
         counts = [[0] * len(terminations) for _ in surfaces]
-        for card in cards:
-            version = card["version"]
+        for version in versions:
             if version.declared_complexity != complexity:
                 continue
             row = [code for code, _ in surfaces].index(version.surface)

@@ -1,5 +1,7 @@
 from django.http import Http404
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from catalogue import presenters
@@ -8,11 +10,14 @@ from catalogue.models import TaskDefinition
 from catalogue.selectors import (
     family_list,
     review_list,
-    task_catalogue_list,
+    task_catalogue_headings,
     task_filter,
     task_public_get,
     task_versions,
 )
+from mica.content.fragments import computed
+
+DETAIL_TEMPLATE = "catalogue/_task_detail.html"
 
 
 @require_safe
@@ -20,42 +25,42 @@ def task_list(request):
     families = list(family_list())
     form = TaskFilterForm(request.GET, families=families)
     filters = form.filters()
-    cards = presenters.list_cards(task_filter(task_catalogue_list(), **filters))
-    everything = (
-        cards
-        if not any(filters.values())
-        else [presenters.task_card(d) for d in task_catalogue_list()]
-    )
+    filtered = any(filters.values())
+    definitions = list(task_filter(task_catalogue_headings(), **filters))
+    rows = dict(zip(definitions, presenters.task_rows(definitions), strict=True))
     by_family = {family.pk: [] for family in families}
-    for card in cards:
-        by_family[card["definition"].family_id].append(card)
+    for definition, row in rows.items():
+        by_family[definition.family_id].append(row)
     return render(
         request,
         "catalogue/task_list.html",
         {
             "form": TaskFilterForm(None, families=families, initial=filters),
-            "filtered": any(filters.values()),
-            "families": [{"family": f, "cards": by_family[f.pk]} for f in families],
-            "shown": len(cards),
-            "balance": presenters.balance(everything),
+            "filtered": filtered,
+            "families": [{"family": f, "rows": by_family[f.pk]} for f in families],
+            "shown": len(definitions),
+            "balance": presenters.balance_figures(),
         },
     )
 
 
 @require_safe
 def task_detail(request, slug):
+    title, body = computed("catalogue-task-detail", lambda: _task_detail(slug), slug)
+    return render(request, "catalogue/task_detail.html", {"title": title, "body": body})
+
+
+def _task_detail(slug):
+    """The task's title (it titles the page) and the page's body as HTML."""
     try:
         definition = task_public_get(slug)
     except TaskDefinition.DoesNotExist as missing:
         raise Http404 from missing
     card = presenters.task_card(definition)
-    return render(
-        request,
-        "catalogue/task_detail.html",
-        {
-            **card,
-            "versions": task_versions(definition),
-            "reviews": review_list(definition.current_version),
-            "exposures": definition.exposures.all(),
-        },
-    )
+    context = {
+        **card,
+        "versions": task_versions(definition),
+        "reviews": review_list(definition.current_version),
+        "exposures": definition.exposures.all(),
+    }
+    return card["version"].title, mark_safe(render_to_string(DETAIL_TEMPLATE, context))

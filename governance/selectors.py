@@ -12,14 +12,27 @@ from governance.models import (
     PersonDeclaration,
     Withdrawal,
 )
+from mica.content.fragments import computed
+from mica.methodology.models import Edition
 from mica.methodology.selectors import edition_current
 from submissions.models import Attempt
+
+
+def gate_inputs_current(edition):
+    """The gate inputs' fingerprint as the pages compare cells with it: two queries over
+    every task version, made once for each revision of the tables they read."""
+    return computed(
+        "governance-gate-inputs",
+        lambda: gate_inputs_fingerprint(edition),
+        edition.pk if edition else None,
+        tables=[Edition._meta.db_table],
+    )
 
 
 def cell_list(edition=None):
     """Every gate cell with what its pages show, in one query (and the two of the current
     inputs' fingerprint): `fresh` says whether it was computed under the current inputs."""
-    current = gate_inputs_fingerprint(edition or edition_current())
+    current = gate_inputs_current(edition or edition_current())
     return (
         GateCell.objects.select_related("snapshot__system", "market", "family")
         .annotate(

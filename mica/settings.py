@@ -185,11 +185,21 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "mica",
         },
+        "fragments": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "mica-fragments",
+        },
         "intake": INTAKE_CACHE,
     }
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "fragments": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "fragments",
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
+        },
         "intake": INTAKE_CACHE,
     }
 
@@ -197,6 +207,11 @@ else:
 # so a content change is seen at once; the lifetime only bounds what else a page
 # shows (today's date, say) and how long entries of old revisions linger. 0: off.
 PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))
+# Parts of pages (task rows, methodology chapters) are cached apart, in the "fragments"
+# cache, under the revisions of the tables they read (mica.content.fragments): clearing
+# or missing the page cache leaves them warm. The lifetime bounds how long entries of
+# old revisions linger. 0: off.
+FRAGMENT_CACHE_SECONDS = int(os.environ.get("MICA_FRAGMENT_CACHE_SECONDS", "86400"))
 # Replaced whenever the content revisions move (mica.content.revision); every process
 # that writes content or serves baked pages must see the same file.
 CONTENT_REVISION_STAMP = Path(

@@ -214,16 +214,27 @@ QUERY_COUNTING_FIXTURES = {"django_assert_num_queries", "django_assert_max_num_q
 @pytest.fixture(autouse=True)
 def _no_page_cache_where_queries_are_counted(request):
     """A query budget pins what a page costs to render: a cache hit, or the revision
-    read in front of a miss, would blur it. Tests of the cache ask for `page_cache`."""
+    read in front of a miss, would blur it. Tests of the cache ask for `page_cache`,
+    tests of the fragment cache for `fragments`."""
     names = set(request.fixturenames)
     if names & QUERY_COUNTING_FIXTURES and "page_cache" not in names:
         request.getfixturevalue("settings").PAGE_CACHE_SECONDS = 0
+    if names & QUERY_COUNTING_FIXTURES and "fragments" not in names:
+        request.getfixturevalue("settings").FRAGMENT_CACHE_SECONDS = 0
 
 
 @pytest.fixture
 def page_cache(settings):
     """The whole-page cache switched on, as in every profile."""
     settings.PAGE_CACHE_SECONDS = 600
+
+
+@pytest.fixture
+def fragments(settings):
+    """The fragment cache switched on and empty for this test: a settings change gives
+    every fragment a new key (the shared Redis cache is never flushed: it is also the
+    broker)."""
+    settings.FRAGMENT_CACHE_SECONDS = 86400
 
 
 @pytest.fixture

@@ -1,10 +1,13 @@
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from mica.bilingual import LANGUAGES
+from mica.content.fragments import computed
 from mica.methodology.diff import edition_diff_read
 from mica.methodology.exports import methodology_pack, pack_filename
 from mica.methodology.extensions import open_challenges
@@ -13,6 +16,8 @@ from mica.methodology.models import Edition
 from mica.methodology.presenters import methodology_view
 from mica.methodology.selectors import edition_current, pack_content, section_record_get
 from mica.methodology.selectors import edition_list as edition_list_q
+
+CHAPTERS_TEMPLATE = "methodology/_chapters.html"
 
 
 def _edition_or_404(slug=None):
@@ -30,21 +35,65 @@ def challenge_url(section_id):
     return reverse("submissions:challenge-new") + f"?section={section_id}"
 
 
-@require_safe
-def methodology(request):
-    edition = _edition_or_404()
-    view = methodology_view(pack_content(edition), live_facts(edition), translation.get_language())
+def _presented(edition):
+    """The edition in the reader's language with its live figures, made once for each
+    revision of what it reads (pack_texts and the edition's own figures included)."""
+    language = translation.get_language()
+    return computed(
+        "methodology-page",
+        lambda: methodology_view(pack_content(edition), live_facts(edition), language),
+        edition.pk,
+        tables=[Edition._meta.db_table],
+    )
+
+
+def _downloads(edition):
+    return [(lang, pack_filename(edition, lang)) for lang in LANGUAGES]
+
+
+def _page_and_chapters(edition, challenge_base):
+    """The presented edition and its chapters as HTML, kept together as one fragment
+    (the page around them reads the same). A page that takes challenges marks the
+    claims under challenge, so the open challenges are part of what it reads."""
+
+    def rendered():
+        page = _presented(edition)
+        context = {
+            "edition": edition,
+            "page": page,
+            "downloads": _downloads(edition),
+            "challenge_base": challenge_base,
+            "under_challenge": _under_challenge(edition) if challenge_base else {},
+        }
+        return page, mark_safe(render_to_string(CHAPTERS_TEMPLATE, context))
+
+    return computed(
+        "methodology-chapters",
+        rendered,
+        edition.pk,
+        challenge_base,
+        tables=[Edition._meta.db_table],
+    )
+
+
+def _edition_page(request, edition, challenge_base, **context):
+    page, chapters = _page_and_chapters(edition, challenge_base)
     return render(
         request,
         "methodology/methodology.html",
         {
             "edition": edition,
-            "page": view,
-            "downloads": [(lang, pack_filename(edition, lang)) for lang in LANGUAGES],
-            "challenge_base": challenge_url(""),
-            "under_challenge": _under_challenge(edition),
+            "page": page,
+            "downloads": _downloads(edition),
+            "chapters": chapters,
+            **context,
         },
     )
+
+
+@require_safe
+def methodology(request):
+    return _edition_page(request, _edition_or_404(), challenge_url(""))
 
 
 def _under_challenge(edition):
@@ -61,8 +110,7 @@ def claim(request, section_id):
     record = section_record_get(edition, section_id)
     if record is None:
         raise Http404
-    view = methodology_view(pack_content(edition), live_facts(edition), translation.get_language())
-    found = _find(view, section_id)
+    found = _find(_presented(edition), section_id)
     return render(
         request,
         "methodology/claim.html",
@@ -130,20 +178,7 @@ def edition_list(request):
 
 @require_safe
 def edition_detail(request, slug):
-    edition = _edition_or_404(slug)
-    view = methodology_view(pack_content(edition), live_facts(edition), translation.get_language())
-    return render(
-        request,
-        "methodology/methodology.html",
-        {
-            "edition": edition,
-            "page": view,
-            "archive": True,
-            "downloads": [(lang, pack_filename(edition, lang)) for lang in LANGUAGES],
-            "challenge_base": None,
-            "under_challenge": {},
-        },
-    )
+    return _edition_page(request, _edition_or_404(slug), None, archive=True)
 
 
 @require_safe

@@ -2,14 +2,19 @@
 
 from django.http import JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_safe
 
+from mica.content.fragments import computed
 from mica.methodology.selectors import edition_current
 from mica.site import planner
 from mica.site.planner import ScopeMode
 
+PAGE_TEMPLATE = "site/evaluate.html"
+BODY_TEMPLATE = "site/_evaluate.html"
 MODE_HINTS = {
     ScopeMode.COUNTRY_FOCUSED: _("The markets you choose × every public task."),
     ScopeMode.TASK_FOCUSED: _("Every market × the tasks you choose."),
@@ -86,9 +91,29 @@ def _not_applicable_cells(source, scope):
 
 @require_safe
 def evaluate(request):
-    source, scope = _scope(request)
+    if request.GET:
+        # A reader's own scope is theirs to invent: only the page everyone starts
+        # from is kept, so made-up queries cannot fill the fragment cache.
+        context = _evaluate_context(request.GET)
+        return render(request, PAGE_TEMPLATE, {**context, "scope_valid": context["scope"].valid})
+    valid, body = computed("site-evaluate", _initial_body)
+    return render(request, PAGE_TEMPLATE, {"scope_valid": valid, "body": body})
+
+
+def _initial_body():
+    """Whether the initial scope is valid (the title says so) and the page's body as HTML."""
+    context = _evaluate_context({})
+    # Rendered apart from the page, the body does not see the shell's edition.
+    context["current_edition"] = edition_current()
+    return context["scope"].valid, mark_safe(render_to_string(BODY_TEMPLATE, context))
+
+
+def _evaluate_context(query_data):
+    source = planner.planner_source()
+    selection = planner.selection_from_query(query_data, source.records)
+    scope = planner.scope_plan(selection, source.records)
     query = planner.selection_query(scope.selection)
-    context = {
+    return {
         "scope": scope,
         "counts": planner.scope_counts(scope),
         "modes": _mode_options(scope.selection),
@@ -98,7 +123,6 @@ def evaluate(request):
         "not_applicable_cells": _not_applicable_cells(source, scope),
         "manifest_url": f"{reverse('site:evaluate-manifest')}?{query}",
     }
-    return render(request, "site/evaluate.html", context)
 
 
 @require_safe

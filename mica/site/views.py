@@ -7,6 +7,7 @@ from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from mica.content.fragments import fragment_rendered
 from mica.errors import RecordNotFound
 from mica.methodology.selectors import edition_current
 from mica.site.api_docs import api_operations, request_examples, token_scheme
@@ -17,12 +18,13 @@ from mica.site.ledger import home_ledger, method_frame
 
 @require_safe
 def home(request):
+    body = fragment_rendered("site/_home.html", _home_context)
+    return render(request, "site/home.html", {"body": body})
+
+
+def _home_context():
     edition = edition_current()
-    return render(
-        request,
-        "site/home.html",
-        {"edition": edition, "ledger": home_ledger(edition), "method": method_frame(edition)},
-    )
+    return {"edition": edition, "ledger": home_ledger(edition), "method": method_frame(edition)}
 
 
 @require_safe

@@ -1,0 +1,163 @@
+"""Parts of pages kept apart from the page cache, keyed by what they are made of.
+
+A page read afresh (its whole-page entry gone, or never made under these
+revisions) still recomputes and re-renders much that has not changed: a hundred
+task rows, a methodology's chapters filled with live figures. Such a part is
+kept here under a key made of the revisions of the tables it reads, the reader's
+language, the settings, the code and whatever else the caller names, so an edit
+committed anywhere it reads changes its key at once and the old entry is never
+served again. The fragments live in a cache of their own ("fragments"), which clearing
+the page cache leaves warm.
+
+A transaction holding content changes that the revisions do not count yet sees
+what nobody else sees under the same revisions: it neither reads nor stores.
+"""
+
+import hashlib
+import itertools
+import re
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.core.cache import caches
+from django.core.signals import setting_changed
+from django.db import connection
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.safestring import mark_safe
+
+from mica.content.changes import watched_tables
+from mica.content.revision import NO_REVISION, revision_pending, revisions_read
+
+CACHE_ALIAS = "fragments"
+KEY_PREFIX = "fragment:"
+READS_PREFIX = "fragment-reads:"
+READ_RE = re.compile(r'\b(?:FROM|JOIN)\s+[`"]?(\w+)', re.IGNORECASE)
+
+# Settings change only under tests (override_settings); a fragment made under
+# other settings must not be served after them.
+_settings_generations = itertools.count()
+_settings_generation = next(_settings_generations)
+
+
+def _settings_changed(**kwargs):
+    global _settings_generation
+    _settings_generation = next(_settings_generations)
+
+
+setting_changed.connect(_settings_changed, dispatch_uid="fragments-settings-changed")
+
+
+# What fragments are made with besides the database: a deploy that changes any of it
+# changes every key, so a shared cache never hands out what the new code would make
+# otherwise.
+CODE_PACKAGES = ("mica", "catalogue", "markets", "governance", "submissions")
+CODE_PATTERNS = [(package, "*.py") for package in CODE_PACKAGES]
+CODE_PATTERNS += [("templates", "*.html"), ("templates", "*.svg"), ("locale", "*.mo")]
+
+
+@cache
+def code_digest():
+    """The project's Python, templates and compiled translations, as one digest."""
+    root = Path(settings.BASE_DIR)
+    digest = hashlib.sha256()
+    for folder, pattern in CODE_PATTERNS:
+        for path in sorted((root / folder).rglob(pattern)):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def fragments_on():
+    return settings.FRAGMENT_CACHE_SECONDS > 0
+
+
+def fragment_revisions():
+    """The revisions fragments are keyed by, or None when the fragment cache is not to be
+    used: switched off, or this transaction holds changes the revisions do not count."""
+    if not fragments_on() or revision_pending():
+        return None
+    return revisions_read()
+
+
+def fragment_key(name, revisions, tables, *parts):
+    """The key of fragment `name` made of `tables` at `revisions` and of `parts` (what
+    else it shows), in the reader's language."""
+    lines = [name, code_digest(), str(_settings_generation), translation.get_language() or ""]
+    lines += [str(part) for part in parts]
+    for table in sorted(tables):
+        number, changed_at = revisions.get(table, NO_REVISION)
+        # The time too: a rolled-back transaction can hand the same number out twice.
+        lines.append(f"{table} {number} {changed_at.isoformat()}")
+    return KEY_PREFIX + hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def fragments_get(keys):
+    return caches[CACHE_ALIAS].get_many(keys)
+
+
+def _reads_declare(tables):
+    """Name `tables` in a query that reads no row.
+
+    Whoever records what a page reads (the page cache keys whole pages by it) sees
+    queries, and a fragment served from here runs none: without this, the page would
+    be kept under fewer tables than it shows, and an edit would not reach it.
+    """
+    if not tables:
+        return
+    quote = connection.ops.quote_name
+    reads = [f"SELECT 1 FROM {quote(table)} WHERE 1 = 0" for table in sorted(tables)]
+    sql = " UNION ALL ".join(reads)
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+
+
+def fragments_set(entries):
+    caches[CACHE_ALIAS].set_many(entries, settings.FRAGMENT_CACHE_SECONDS)
+
+
+class _TablesRead:
+    """Records the watched tables the queries run inside it read."""
+
+    def __init__(self):
+        self.tables = set()
+
+    def __call__(self, execute, sql, params, many, context):
+        self.tables.update(table.lower() for table in READ_RE.findall(sql))
+        return execute(sql, params, many, context)
+
+
+def computed(name, compute, *parts, tables=()):
+    """compute(), once for each revision of the tables its queries read.
+
+    The tables it read last time choose the key; `tables` names those it depends on
+    without reading them (a record the caller read and passes in).
+    """
+    revisions = fragment_revisions()
+    if revisions is None:
+        return compute()
+    store = caches[CACHE_ALIAS]
+    reads_key = READS_PREFIX + fragment_key(name, {}, (), *parts)
+    read = store.get(reads_key)
+    if read is not None:
+        entry = store.get(fragment_key(name, revisions, read, *parts))
+        if entry is not None:
+            _reads_declare(read)
+            return entry
+    recorder = _TablesRead()
+    with connection.execute_wrapper(recorder):
+        value = compute()
+    read = frozenset(recorder.tables & watched_tables()) | frozenset(tables)
+    fragments_set({reads_key: read, fragment_key(name, revisions, read, *parts): value})
+    return value
+
+
+def fragment_rendered(template, context, *parts, tables=()):
+    """`template` rendered with the dict context() returns, kept as a fragment made of
+    what context() and the rendering read and of `parts`."""
+    return computed(
+        template,
+        lambda: mark_safe(render_to_string(template, context())),
+        *parts,
+        tables=tables,
+    )
