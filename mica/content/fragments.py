@@ -15,25 +15,22 @@ what nobody else sees under the same revisions: it neither reads nor stores.
 
 import hashlib
 import itertools
-import re
 from functools import cache
 from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import caches
 from django.core.signals import setting_changed
-from django.db import connection
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
 
-from mica.content.changes import watched_tables
+from mica.content.reads import tables_read_declare, tables_recorded
 from mica.content.revision import NO_REVISION, revision_pending, revisions_read
 
 CACHE_ALIAS = "fragments"
 KEY_PREFIX = "fragment:"
 READS_PREFIX = "fragment-reads:"
-READ_RE = re.compile(r'\b(?:FROM|JOIN)\s+[`"]?(\w+)', re.IGNORECASE)
 
 # Settings change only under tests (override_settings); a fragment made under
 # other settings must not be served after them.
@@ -96,35 +93,8 @@ def fragments_get(keys):
     return caches[CACHE_ALIAS].get_many(keys)
 
 
-def _reads_declare(tables):
-    """Name `tables` in a query that reads no row.
-
-    Whoever records what a page reads (the page cache keys whole pages by it) sees
-    queries, and a fragment served from here runs none: without this, the page would
-    be kept under fewer tables than it shows, and an edit would not reach it.
-    """
-    if not tables:
-        return
-    quote = connection.ops.quote_name
-    reads = [f"SELECT 1 FROM {quote(table)} WHERE 1 = 0" for table in sorted(tables)]
-    sql = " UNION ALL ".join(reads)
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-
-
 def fragments_set(entries):
     caches[CACHE_ALIAS].set_many(entries, settings.FRAGMENT_CACHE_SECONDS)
-
-
-class _TablesRead:
-    """Records the watched tables the queries run inside it read."""
-
-    def __init__(self):
-        self.tables = set()
-
-    def __call__(self, execute, sql, params, many, context):
-        self.tables.update(table.lower() for table in READ_RE.findall(sql))
-        return execute(sql, params, many, context)
 
 
 def computed(name, compute, *parts, tables=()):
@@ -142,12 +112,12 @@ def computed(name, compute, *parts, tables=()):
     if read is not None:
         entry = store.get(fragment_key(name, revisions, read, *parts))
         if entry is not None:
-            _reads_declare(read)
+            # No query runs for it: the page around it still counts what it shows.
+            tables_read_declare(read)
             return entry
-    recorder = _TablesRead()
-    with connection.execute_wrapper(recorder):
+    with tables_recorded() as recorder:
         value = compute()
-    read = frozenset(recorder.tables & watched_tables()) | frozenset(tables)
+    read = recorder.watched() | frozenset(tables)
     fragments_set({reads_key: read, fragment_key(name, revisions, read, *parts): value})
     return value
 

@@ -19,26 +19,23 @@ that carry a CSRF token (a form that posts).
 
 import hashlib
 import itertools
-import re
 from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
 from django.core.signals import setting_changed
-from django.db import connection
 from django.http import HttpResponse
 from django.utils import translation
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from mica.content.changes import watched_tables
+from mica.content.reads import tables_recorded
 from mica.content.revision import NO_REVISION, revision_pending, revisions_read
 
 CACHE_CONTROL = {"public": True, "max_age": 0, "must_revalidate": True}
 KEY_PREFIX = "page:"
 # The tables a page read when it was last rendered, by URL: they choose its revisions.
 READS_PREFIX = "page-reads:"
-READ_RE = re.compile(r'\b(?:FROM|JOIN)\s+[`"]?(\w+)', re.IGNORECASE)
 # The WSGI environ key under which the page bake (mica.site.bake) hands a PageRecord.
 BAKE_RECORD = "mica.bake"
 # Query strings are the reader's to invent (search terms, filters): such pages
@@ -89,20 +86,6 @@ def _last_modified(read, variant_modified):
     return max(changed.timestamp(), variant_modified or 0)
 
 
-class _TablesRead:
-    """Records the watched tables the queries run inside it read."""
-
-    def __init__(self):
-        self.tables = set()
-
-    def __call__(self, execute, sql, params, many, context):
-        self.tables.update(table.lower() for table in READ_RE.findall(sql))
-        return execute(sql, params, many, context)
-
-    def watched(self):
-        return frozenset(self.tables & watched_tables())
-
-
 class PageRecord:
     """What a page rendered for the bake read, filled in by public_page_cache.
 
@@ -116,8 +99,7 @@ class PageRecord:
 
 
 def _rendered_recording(view, request, args, kwargs):
-    reads = _TablesRead()
-    with connection.execute_wrapper(reads):
+    with tables_recorded() as reads:
         response = view(request, *args, **kwargs)
     return response, reads.watched()
 
