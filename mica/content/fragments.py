@@ -14,36 +14,21 @@ what nobody else sees under the same revisions: it neither reads nor stores.
 """
 
 import hashlib
-import itertools
 from functools import cache
 from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import caches
-from django.core.signals import setting_changed
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
 
-from mica.content.reads import tables_read_declare, tables_recorded
+from mica.content.reads import settings_generation, tables_read_declare, tables_recorded
 from mica.content.revision import NO_REVISION, revision_pending, revisions_read
 
 CACHE_ALIAS = "fragments"
 KEY_PREFIX = "fragment:"
 READS_PREFIX = "fragment-reads:"
-
-# Settings change only under tests (override_settings); a fragment made under
-# other settings must not be served after them.
-_settings_generations = itertools.count()
-_settings_generation = next(_settings_generations)
-
-
-def _settings_changed(**kwargs):
-    global _settings_generation
-    _settings_generation = next(_settings_generations)
-
-
-setting_changed.connect(_settings_changed, dispatch_uid="fragments-settings-changed")
 
 
 # What fragments are made with besides the database: a deploy that changes any of it
@@ -80,7 +65,7 @@ def fragment_revisions():
 def fragment_key(name, revisions, tables, *parts):
     """The key of fragment `name` made of `tables` at `revisions` and of `parts` (what
     else it shows), in the reader's language."""
-    lines = [name, code_digest(), str(_settings_generation), translation.get_language() or ""]
+    lines = [name, code_digest(), str(settings_generation()), translation.get_language() or ""]
     lines += [str(part) for part in parts]
     for table in sorted(tables):
         number, changed_at = revisions.get(table, NO_REVISION)

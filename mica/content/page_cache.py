@@ -18,18 +18,16 @@ that carry a CSRF token (a form that posts).
 """
 
 import hashlib
-import itertools
 from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.signals import setting_changed
 from django.http import HttpResponse
 from django.utils import translation
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from mica.content.reads import tables_recorded
+from mica.content.reads import settings_generation, tables_recorded
 from mica.content.revision import NO_REVISION, revision_pending, revisions_read
 
 CACHE_CONTROL = {"public": True, "max_age": 0, "must_revalidate": True}
@@ -42,19 +40,6 @@ BAKE_RECORD = "mica.bake"
 # are kept briefly, so a flood of made-up queries cannot fill the shared cache.
 QUERY_PAGE_SECONDS = 60
 
-# Settings change only under tests (override_settings); a page rendered under
-# other settings must not be served after them.
-_settings_generations = itertools.count()
-_settings_generation = next(_settings_generations)
-
-
-def _settings_changed(**kwargs):
-    global _settings_generation
-    _settings_generation = next(_settings_generations)
-
-
-setting_changed.connect(_settings_changed, dispatch_uid="page-cache-settings-changed")
-
 
 def _anonymous(request):
     # Without a session cookie nobody is signed in, and knowing it costs no query.
@@ -63,7 +48,7 @@ def _anonymous(request):
 
 def _address(request):
     parts = (
-        str(_settings_generation),
+        str(settings_generation()),
         translation.get_language() or "",
         request.build_absolute_uri(),
     )

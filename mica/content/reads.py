@@ -6,10 +6,12 @@ tables that result was made of (tables_read_declare): every recording around it,
 fragment's enclosing fragment and the page, counts them as read.
 """
 
+import itertools
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from django.core.signals import setting_changed
 from django.db import connection
 
 from mica.content.changes import watched_tables
@@ -49,3 +51,21 @@ def tables_read_declare(tables):
     """Count `tables` as read by every recording open here."""
     for recorder in _recording.get():
         recorder.tables.update(tables)
+
+
+# Settings change only under tests (override_settings); what was read under other
+# settings must not be served after them, so every cache key carries this number.
+_settings_generations = itertools.count()
+_settings_generation = next(_settings_generations)
+
+
+def _settings_changed(**kwargs):
+    global _settings_generation
+    _settings_generation = next(_settings_generations)
+
+
+setting_changed.connect(_settings_changed, dispatch_uid="content-settings-changed")
+
+
+def settings_generation():
+    return _settings_generation

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import assert_accessible
-from tests.browser.test_embedded_jobs import ROOT, _healthy, manage
+from tests.browser.test_embedded_jobs import ROOT, manage, serving
 from tests.deploy.test_stack import free_port, wait_for
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,11 @@ def served(tmp_path_factory):
     var = tmp_path_factory.mktemp("bake-var")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MICA_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("MICA_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
+    }
     env.update(MICA_VAR_DIR=str(var), MICA_PAGE_BAKE_DEBOUNCE_SECONDS="1")
     # The set-up half of `make run`, as the Makefile runs it.
     subprocess.run(
@@ -50,20 +54,8 @@ def served(tmp_path_factory):
         capture_output=True,
     )
     env["MICA_SITE_URL"] = base
-    log = open(var / "serve.log", "w")
-    serve = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_for(lambda: _healthy(base), what="/healthz to see the embedded worker")
+    with serving(env, port, var):
         yield {"base": base, "var": var, "env": env}
-    finally:
-        serve.terminate()
-        serve.wait(timeout=60)
 
 
 def test_make_run_serves_the_baked_pages(served, page):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,15 @@ def embedded(tmp_path_factory):
     manage(env, "load_canonical_content")
     key = manage(env, "shell", "-c", LEAD).strip().splitlines()[-1]
     manage(env, "regenerate_exports", "--sync")
+    with serving(env, port, var):
+        yield {"base": base, "key": key, "var": var}
+    # Stopping the command stops its worker and gunicorn with it.
+    assert "Handling signal: term" in (var / "serve.log").read_text()
+
+
+@contextmanager
+def serving(env, port, var):
+    """`manage.py serve` running until the block ends, once /healthz sees its worker."""
     log = open(var / "serve.log", "w")
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}"],
@@ -79,13 +89,12 @@ def embedded(tmp_path_factory):
         stderr=subprocess.STDOUT,
     )
     try:
+        base = f"http://127.0.0.1:{port}"
         wait_for(lambda: _healthy(base), what="/healthz to see the embedded worker")
-        yield {"base": base, "key": key, "var": var}
+        yield
     finally:
         serve.terminate()
         serve.wait(timeout=60)
-    # Stopping the command stops its worker and gunicorn with it.
-    assert "Handling signal: term" in (var / "serve.log").read_text()
 
 
 def _healthy(base):
