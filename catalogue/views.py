@@ -17,31 +17,38 @@ from catalogue.selectors import (
 )
 from mica.content.fragments import computed
 
+LIST_TEMPLATE = "catalogue/_task_list.html"
 DETAIL_TEMPLATE = "catalogue/_task_detail.html"
 
 
 @require_safe
 def task_list(request):
+    if request.GET:
+        body = _task_list_body(request.GET)
+    else:
+        # The whole catalogue, as most readers ask for it, is kept as one fragment; its
+        # rows are fragments of their own, so an edit re-renders only the edited row.
+        body = computed("catalogue-task-list", lambda: _task_list_body(request.GET))
+    return render(request, "catalogue/task_list.html", {"body": body})
+
+
+def _task_list_body(query):
     families = list(family_list())
-    form = TaskFilterForm(request.GET, families=families)
+    form = TaskFilterForm(query, families=families)
     filters = form.filters()
-    filtered = any(filters.values())
     definitions = list(task_filter(task_catalogue_headings(), **filters))
     rows = dict(zip(definitions, presenters.task_rows(definitions), strict=True))
     by_family = {family.pk: [] for family in families}
     for definition, row in rows.items():
         by_family[definition.family_id].append(row)
-    return render(
-        request,
-        "catalogue/task_list.html",
-        {
-            "form": TaskFilterForm(None, families=families, initial=filters),
-            "filtered": filtered,
-            "families": [{"family": f, "rows": by_family[f.pk]} for f in families],
-            "shown": len(definitions),
-            "balance": presenters.balance_figures(),
-        },
-    )
+    context = {
+        "form": TaskFilterForm(None, families=families, initial=filters),
+        "filtered": any(filters.values()),
+        "families": [{"family": f, "rows": by_family[f.pk]} for f in families],
+        "shown": len(definitions),
+        "balance": presenters.balance_figures(),
+    }
+    return mark_safe(render_to_string(LIST_TEMPLATE, context))
 
 
 @require_safe
