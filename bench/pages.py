@@ -305,6 +305,8 @@ def _serve(var_dir, port, application, args):
             f"--threads={args.threads}",
             "--keep-alive=60",
             "--log-level=warning",
+            # Two servers run at once; the per-user control socket would be taken twice.
+            "--no-control-socket",
         ],
         cwd=ROOT,
         env=_environment(var_dir, args.port),

@@ -7,7 +7,7 @@ import multiprocessing
 import os
 
 bind = os.environ.get("MICA_BIND", "127.0.0.1:8000")
-# Pages are rendered from the shared cache; a few sync workers per core keep up.
+# Pages come from the bake or the shared cache; a few sync workers per core keep up.
 workers = int(os.environ.get("MICA_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
 worker_class = "sync"
 timeout = int(os.environ.get("MICA_WEB_TIMEOUT", "30"))
@@ -20,3 +20,6 @@ accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("MICA_LOG_LEVEL", "info")
 forwarded_allow_ips = os.environ.get("MICA_FORWARDED_ALLOW_IPS", "127.0.0.1")
+# The control socket beside the node's other state: its default, one per user, would be
+# taken by whichever site on the machine started first.
+control_socket = os.path.join(os.environ.get("MICA_VAR_DIR", "var"), "gunicorn.ctl")

@@ -49,9 +49,13 @@ class Command(BaseCommand):
         )
 
     def _web(self, bind, web_workers):
+        # The control socket under var/ too: its default, one per user, would be taken by
+        # whichever site on the machine started first.
+        control = str(settings.VAR_DIR / "gunicorn.ctl")
         return self._start(
             "gunicorn",
-            ["mica.wsgi", "--bind", bind, "--workers", str(web_workers), "--access-logfile", "-"],
+            ["mica.wsgi", "--bind", bind, "--workers", str(web_workers), "--access-logfile", "-"]
+            + ["--control-socket", control],
         )
 
     def _start(self, module, arguments):
