@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIHandler
-from django.core.signals import request_finished, request_started
+from django.core.signals import request_started
 from django.db import close_old_connections, connection
 from django.test import RequestFactory
 
@@ -58,7 +58,13 @@ class DjangoCounted:
 
     def __call__(self, environ, start_response):
         self.paths.append(environ["PATH_INFO"])
-        return self.handler(environ, start_response)
+        # As Django's test client does: the test's transaction lives on this connection,
+        # which the handler would close at the request's start, as in production.
+        request_started.disconnect(close_old_connections)
+        try:
+            return self.handler(environ, start_response)
+        finally:
+            request_started.connect(close_old_connections)
 
 
 class Answer:
@@ -70,13 +76,7 @@ class Answer:
 
 @pytest.fixture
 def django_app():
-    # The test's transaction lives on this connection; Django's handler would close it
-    # after each request, as it does in production between requests.
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield DjangoCounted()
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
+    return DjangoCounted()
 
 
 @pytest.fixture
