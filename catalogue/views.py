@@ -6,16 +6,13 @@ from django.views.decorators.http import require_safe
 
 from catalogue import presenters
 from catalogue.forms import TaskFilterForm
-from catalogue.models import TaskDefinition
 from catalogue.selectors import (
     family_list,
-    review_list,
     task_catalogue_headings,
     task_filter,
-    task_public_get,
-    task_versions,
+    task_pages_read,
 )
-from mica.content.fragments import computed
+from mica.content.fragments import computed, computed_many
 
 LIST_TEMPLATE = "catalogue/_task_list.html"
 DETAIL_TEMPLATE = "catalogue/_task_detail.html"
@@ -57,17 +54,31 @@ def task_detail(request, slug):
     return render(request, "catalogue/task_detail.html", {"title": title, "body": body})
 
 
+def task_details_prepare(slugs):
+    """Make the bodies of many task pages in one read (the bake renders them by the
+    hundred), each kept as the fragment its page then finds."""
+    computed_many("catalogue-task-detail", _task_details, slugs)
+
+
 def _task_detail(slug):
     """The task's title (it titles the page) and the page's body as HTML."""
     try:
-        definition = task_public_get(slug)
-    except TaskDefinition.DoesNotExist as missing:
+        return _task_details([slug])[slug]
+    except KeyError as missing:
         raise Http404 from missing
-    card = presenters.task_card(definition)
-    context = {
-        **card,
-        "versions": task_versions(definition),
-        "reviews": review_list(definition.current_version),
-        "exposures": definition.exposures.all(),
-    }
-    return card["version"].title, mark_safe(render_to_string(DETAIL_TEMPLATE, context))
+
+
+def _task_details(slugs):
+    """{slug: (title, body)} of the public tasks among `slugs`."""
+    details = {}
+    for definition in task_pages_read(slugs):
+        card = presenters.task_card(definition)
+        context = {
+            **card,
+            "versions": definition.versions_newest,
+            "reviews": definition.current_version.reviews_shown,
+            "exposures": definition.exposures.all(),
+        }
+        body = mark_safe(render_to_string(DETAIL_TEMPLATE, context))
+        details[definition.slug] = (card["version"].title, body)
+    return details

@@ -28,7 +28,12 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.http import http_date
 
 from mica.content.reads import settings_generation, tables_recorded
-from mica.content.revision import NO_REVISION, revision_pending, revisions_read
+from mica.content.revision import (
+    NO_REVISION,
+    revision_pending,
+    revisions_held,
+    revisions_read,
+)
 
 CACHE_CONTROL = {"public": True, "max_age": 0, "must_revalidate": True}
 KEY_PREFIX = "page:"
@@ -161,7 +166,8 @@ def public_page_cache(view=None, *, variant=None):
                     response = _from_entry(entry)
                     modified = _last_modified(read, variant_modified)
                     return _validated(request, response, etag=entry[2], last_modified=modified)
-            response, tables = _rendered_recording(view, request, args, kwargs)
+            with revisions_held(revisions):
+                response, tables = _rendered_recording(view, request, args, kwargs)
             if record is not None:
                 record.tables, record.variant = tables, variant is not None
             if not page_storable(request, response):

@@ -13,6 +13,8 @@ revisions moved from one stat() and reads them again only then.
 import datetime
 import os
 import uuid
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.conf import settings
 from django.db import DatabaseError, connections, transaction
@@ -36,6 +38,24 @@ def _moment(changed_at):
     return changed_at if changed_at.tzinfo else changed_at.replace(tzinfo=datetime.UTC)
 
 
+# The revisions a page read before it began to render, for the work inside it.
+_held = ContextVar("revisions_held", default=None)
+
+
+@contextmanager
+def revisions_held(revisions):
+    """Inside the block, revisions_read() answers `revisions` without a query.
+
+    A page reads the revisions once, before it renders; its fragments are then keyed
+    by those same revisions rather than reading them again, each one a query.
+    """
+    token = _held.set(revisions)
+    try:
+        yield
+    finally:
+        _held.reset(token)
+
+
 def revisions_read():
     """{table: (number, changed_at)} of the committed content, in one query.
 
@@ -43,6 +63,9 @@ def revisions_read():
     queryset would cost more than running it. The table holds a row a watched
     table at most, a few dozen.
     """
+    held = _held.get()
+    if held is not None:
+        return held
     connection = connections[TableRevision.objects.db]
     with connection.cursor() as cursor:
         cursor.execute(REVISIONS_SQL)

@@ -24,6 +24,8 @@ import json
 import multiprocessing
 import shutil
 import sys
+from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 from django.conf import settings
@@ -33,6 +35,7 @@ from django.urls import resolve
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.views import task_details_prepare
 from mica.content.page_cache import BAKE_RECORD, PageRecord, page_storable
 from mica.content.revision import revisions_read
 from mica.errors import DomainError
@@ -47,6 +50,11 @@ KEEP_BUILDS = 2
 BATCH = 100
 # Headers the server sets for each answer, never part of a page.
 SERVER_HEADERS = {"date", "server", "connection", "content-length"}
+
+
+# Views whose pages the bake reads by the hundred: view name -> (the URL's argument that
+# names the page, what makes that many pages' parts in one read).
+PREPARED_VIEWS = {"catalogue:task-detail": ("slug", task_details_prepare)}
 
 
 class BakeRefused(DomainError):
@@ -84,6 +92,8 @@ class _Renderer:
 
     def __init__(self, site_url):
         self.handler = WSGIHandler()
+        # Page types rendered a second time by this process, to compare (_outcome).
+        self.sampled = set()
         scheme, _sep, self.host = site_url.partition("://")
         self.scheme = scheme
         self.server_name, _sep, port = self.host.partition(":")
@@ -125,10 +135,18 @@ class _Renderer:
         return response, record, request
 
 
+def _language(path):
+    return "ko" if path.startswith("/ko/") else "en"
+
+
+@cache  # emptied after each bake
+def _resolved(path):
+    with translation.override(_language(path)):
+        return resolve(path)
+
+
 def _page_type(path):
-    language = "ko" if path.startswith("/ko/") else "en"
-    with translation.override(language):
-        return resolve(path).view_name, language
+    return _resolved(path).view_name, _language(path)
 
 
 class _Build:
@@ -147,7 +165,7 @@ class _Build:
             "site_url": settings.SITE_URL,
             "valid_until": _next_midnight().timestamp(),
             "revisions": self.revisions,
-            "pages": self.pages,
+            "pages": dict(sorted(self.pages.items())),
             "live": self.live,
         }
 
@@ -164,25 +182,23 @@ def _bakeable(request, response, record):
     return record.tables is not None and not record.variant and page_storable(request, response)
 
 
-def _check(build, renderer):
-    """Every file holds the bytes rendered for it, and a second live render of one page of
-    each type gives the same bytes: a page that differs per render cannot be baked."""
-    sampled = set()
-    for path, page in list(build.pages.items()):
+def _written_whole(build):
+    """Every file holds the bytes rendered for it."""
+    for path, page in build.pages.items():
         written = (build.directory / page["file"]).read_bytes()
         if hashlib.sha256(written).hexdigest() != page["sha256"]:
             raise BakeRefused(lazy_format(_("%(path)s was not written whole."), path=path))
-        page_type = _page_type(path)
-        if page_type in sampled:
-            continue
-        sampled.add(page_type)
-        response, _record, _request = renderer.render(path)
-        if response.content != written:
-            raise BakeRefused(
-                lazy_format(
-                    _("%(path)s renders differently each time; it cannot be baked."), path=path
-                )
-            )
+
+
+def _renders_the_same(renderer, path, response):
+    """A second live render of the first page of each type gives the same bytes: a page
+    that differs per render cannot be baked."""
+    page_type = _page_type(path)
+    if page_type in renderer.sampled:
+        return True
+    renderer.sampled.add(page_type)
+    again, _record, _request = renderer.render(path)
+    return again.content == response.content
 
 
 def _page_write(directory, path, response, tables):
@@ -209,7 +225,28 @@ def _outcome(renderer, directory, path, patterns):
         return ("holdout", path, None)
     if not _bakeable(request, response, record):
         return ("live", path, None)
+    if not _renders_the_same(renderer, path, response):
+        return ("unsteady", path, None)
     return ("baked", path, _page_write(directory, path, response, record.tables))
+
+
+def _prepared(paths):
+    """Make ahead, in one read a language, the parts the pages of `paths` would each
+    read alone (PREPARED_VIEWS)."""
+    wanted = defaultdict(list)
+    for path in paths:
+        view_name, language = _page_type(path)
+        if view_name in PREPARED_VIEWS:
+            argument, _prepare = PREPARED_VIEWS[view_name]
+            wanted[view_name, language].append(_resolved(path).kwargs[argument])
+    for (view_name, language), values in wanted.items():
+        with translation.override(language):
+            PREPARED_VIEWS[view_name][1](values)
+
+
+def _batch_outcomes(renderer, directory, paths, patterns):
+    _prepared(paths)
+    return [_outcome(renderer, directory, path, patterns) for path in paths]
 
 
 _child_renderer = None
@@ -221,7 +258,15 @@ def _batch_in_child(arguments):
     directory, paths, patterns, site_url = arguments
     if _child_renderer is None:
         _child_renderer = _Renderer(site_url)
-    return [_outcome(_child_renderer, Path(directory), path, patterns) for path in paths]
+    return _batch_outcomes(_child_renderer, Path(directory), paths, patterns)
+
+
+def _batches(paths):
+    """The pages of prepared views by the hundred, every other page alone: the long ones
+    (a whole catalogue on one page) then go to whichever process is free."""
+    alone = [[path] for path in paths if _page_type(path)[0] not in PREPARED_VIEWS]
+    prepared = [path for path in paths if _page_type(path)[0] in PREPARED_VIEWS]
+    return alone + [prepared[i : i + BATCH] for i in range(0, len(prepared), BATCH)]
 
 
 def _processes(batches):
@@ -242,21 +287,21 @@ def _processes(batches):
 
 
 def _outcome_batches(renderer, directory, paths, patterns):
-    batches = [paths[i : i + BATCH] for i in range(0, len(paths), BATCH)]
+    batches = _batches(paths)
     processes = _processes(len(batches))
     if processes == 1:
         for batch in batches:
-            yield [_outcome(renderer, directory, path, patterns) for path in batch]
+            yield _batch_outcomes(renderer, directory, batch, patterns)
         return
     # Each child opens its own connections; sharing the parent's would mix their replies.
     connections.close_all()
     arguments = [(str(directory), batch, patterns, settings.SITE_URL) for batch in batches]
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        yield from pool.imap(_batch_in_child, arguments)
+        yield from pool.imap_unordered(_batch_in_child, arguments)
 
 
 def _render_all(build, renderer, paths, patterns, progress):
-    done = 0
+    done = reported = 0
     for outcomes in _outcome_batches(renderer, build.directory, paths, patterns):
         for kind, path, detail in outcomes:
             _refuse_if(kind, path, detail)
@@ -265,10 +310,14 @@ def _render_all(build, renderer, paths, patterns, progress):
             else:
                 build.live.append(path)
         done += len(outcomes)
-        progress(
-            5 + 80 * done // len(paths),
-            lazy_format(_("Rendered %(number)d of %(count)d pages"), number=done, count=len(paths)),
-        )
+        if done - reported >= BATCH or done == len(paths):
+            reported = done
+            progress(
+                5 + 80 * done // len(paths),
+                lazy_format(
+                    _("Rendered %(number)d of %(count)d pages"), number=done, count=len(paths)
+                ),
+            )
 
 
 def _refuse_if(kind, path, status):
@@ -277,6 +326,10 @@ def _refuse_if(kind, path, status):
             lazy_format(
                 _("%(path)s answered %(status)d; nothing was published."), path=path, status=status
             )
+        )
+    if kind == "unsteady":
+        raise BakeRefused(
+            lazy_format(_("%(path)s renders differently each time; it cannot be baked."), path=path)
         )
     if kind == "holdout":
         # Public readers never reach a holdout task; a page that names one means a
@@ -298,7 +351,7 @@ def pages_bake(*, paths=None, job_run_id=None, progress=lambda percent, message=
     try:
         _render_all(build, renderer, paths, patterns, progress)
         progress(88, _("Checking the baked pages"))
-        _check(build, renderer)
+        _written_whole(build)
         manifest = build.manifest()
         with open(build.directory / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False)
@@ -306,6 +359,8 @@ def pages_bake(*, paths=None, job_run_id=None, progress=lambda percent, message=
     except BaseException:
         shutil.rmtree(build.directory, ignore_errors=True)
         raise
+    finally:
+        _resolved.cache_clear()
     builds_prune(root, marker=MANIFEST, keep=KEEP_BUILDS)
     progress(100, _("Published"))
     return manifest

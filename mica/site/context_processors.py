@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.utils import translation
 
+from mica.content.fragments import computed
 from mica.methodology.selectors import edition_current
 from mica.site.i18n import localized_path
 from mica.site.navigation import routed_pages
@@ -41,6 +42,7 @@ def site_shell(request):
         "canonical_url": site + localized_path(path, language),
         "primary_pages": [p for p in pages if p["primary"]],
         "index_pages": pages,
-        "current_edition": edition_current(),
+        # Two queries a page, for a record that changes with each publication.
+        "current_edition": computed("current-edition", edition_current),
         "indexable": settings.PUBLIC_SITE,
     }

@@ -266,6 +266,43 @@ def test_a_public_page_showing_holdout_text_refuses_the_bake_and_keeps_the_last(
     assert len(list(published.parent.iterdir())) == 1  # the refused build is gone
 
 
+def test_a_page_that_renders_differently_each_time_refuses_the_bake(baking, monkeypatch):
+    """The bake publishes a page only where a reader's live render would give the same
+    bytes; a shell that changed with every render (a per-request token, say) would be
+    frozen into every page."""
+    from mica.site import context_processors
+
+    bake()
+    published = bake_current()
+    renders = iter(range(10_000))
+
+    def pages_each_time_new(path):
+        return [{**page, "label": f"{page['label']} {next(renders)}"} for page in pages(path)]
+
+    pages = context_processors.routed_pages
+    monkeypatch.setattr(context_processors, "routed_pages", pages_each_time_new)
+    with pytest.raises(BakeRefused) as refused:
+        bake(["/methodology/"])
+    assert "renders differently each time" in str(refused.value.message)
+    assert bake_current() == published
+
+
+def test_task_pages_baked_by_the_hundred_are_the_pages_rendered_one_by_one(
+    baking, client, settings
+):
+    """The bake makes the bodies of many task pages in one read; each must be what that
+    page alone renders, in either language."""
+    slugs = list(TaskDefinition.objects.filter(task_set="public").values_list("slug", flat=True))
+    paths = [f"{prefix}/tasks/{slug}/" for prefix in ("", "/ko") for slug in slugs[:30]]
+    bake(paths)
+    baked = {
+        path: (bake_current() / page["file"]).read_bytes()
+        for path, page in manifest()["pages"].items()
+    }
+    settings.FRAGMENT_CACHE_SECONDS = 0
+    assert baked == {path: live(client, path).content for path in paths}
+
+
 @pytest.fixture
 def queued_jobs():
     """Jobs are sent to the broker and wait there, as they do where a worker runs them."""
