@@ -15,7 +15,13 @@ from catalogue.models import (
     TaskSurface,
     TerminationClass,
 )
-from catalogue.selectors import task_catalogue_headings, task_contracts_fetch, task_row_sources
+from catalogue.selectors import (
+    catalogue_balance_counts,
+    task_catalogue_headings,
+    task_clauses_fetch,
+    task_markets_applying,
+    task_row_sources,
+)
 from mica.content.fragments import (
     computed,
     fragment_key,
@@ -39,13 +45,13 @@ def contract(version):
     }
 
 
-def _market_line(applicable, variant_label):
-    """ "KR, JP (variant), SG": the markets where a task applies, as one line of text."""
+def _market_line(applicable):
+    """ "KR, JP (variant), SG": the markets where a task applies, as one line of text;
+    `applicable` holds (market code, status) pairs."""
+    variant = _("variant")
     return ", ".join(
-        f"{a.market.code} ({variant_label})"
-        if a.status == Applicability.VARIANT_REQUIRED
-        else a.market.code
-        for a in applicable
+        f"{code} ({variant})" if status == Applicability.VARIANT_REQUIRED else code
+        for code, status in applicable
     )
 
 
@@ -57,7 +63,7 @@ def task_card(definition):
         "definition": definition,
         "version": version,
         "markets": applicable,
-        "market_line": _market_line(applicable, _("variant")),
+        "market_line": _market_line([(a.market.code, a.status) for a in applicable]),
         "applicability": applicability,
         "contract": contract(version),
     }
@@ -67,18 +73,25 @@ def list_cards(definitions):
     """Cards for the catalogue page, with each task's link and lifecycle label ready.
 
     A hundred `{% url %}` lookups and lazy labels were a measurable share of the
-    page's render; the link is reversed once and the labels translated once.
+    page's render; the link is reversed once and the labels translated once. A row
+    shows the markets where the task applies as one line, read as plain values.
     """
+    task_clauses_fetch(definitions)
+    applying = task_markets_applying(definitions)
     placeholder = "placeholder-task"
     link = reverse("catalogue:task-detail", args=[placeholder])
     lifecycles = {code: str(label) for code, label in Lifecycle.choices}
-    cards = []
-    for definition in definitions:
-        card = task_card(definition)
-        card["url"] = link.replace(placeholder, definition.slug)
-        card["lifecycle_label"] = lifecycles[definition.lifecycle]
-        cards.append(card)
-    return cards
+    return [
+        {
+            "definition": definition,
+            "version": definition.current_version,
+            "market_line": _market_line(applying[definition.current_version_id]),
+            "contract": contract(definition.current_version),
+            "url": link.replace(placeholder, definition.slug),
+            "lifecycle_label": lifecycles[definition.lifecycle],
+        }
+        for definition in definitions
+    ]
 
 
 ROW_TEMPLATE = "catalogue/_task_row.html"
@@ -115,7 +128,6 @@ def _row_digests():
 
 
 def _rendered_rows(definitions):
-    task_contracts_fetch(definitions)
     return [
         mark_safe(render_to_string(ROW_TEMPLATE, {"card": card}))
         for card in list_cards(definitions)
@@ -131,23 +143,21 @@ def balance_figures():
 
 
 def _rendered_balance():
-    versions = [d.current_version for d in task_catalogue_headings()]
-    return mark_safe(render_to_string(BALANCE_TEMPLATE, {"balance": balance(versions)}))
+    counted = catalogue_balance_counts()
+    return mark_safe(render_to_string(BALANCE_TEMPLATE, {"balance": balance(counted)}))
 
 
-def balance(versions):
-    """The catalogue over surface × termination class, one figure per declared complexity."""
+def balance(counted):
+    """The catalogue over surface × termination class, one figure per declared complexity;
+    `counted` maps (complexity, surface, termination class) to a number of tasks."""
     surfaces = TaskSurface.choices
     terminations = TerminationClass.choices
     figures = []
     for complexity, complexity_label in Complexity.choices:
-        counts = [[0] * len(terminations) for _ in surfaces]
-        for version in versions:
-            if version.declared_complexity != complexity:
-                continue
-            row = [code for code, _ in surfaces].index(version.surface)
-            column = [code for code, _ in terminations].index(version.termination_class)
-            counts[row][column] += 1
+        counts = [
+            [counted.get((complexity, surface, end), 0) for end, _label in terminations]
+            for surface, _label in surfaces
+        ]
         figures.append(
             {
                 "key": complexity,

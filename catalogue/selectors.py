@@ -65,10 +65,26 @@ def _with_current_version(queryset):
     )
 
 
-def task_contracts_fetch(definitions):
-    """Read the clauses and applicability of these tasks' current versions, in two queries
-    and one for the markets, whatever their number."""
-    prefetch_related_objects(definitions, *_current_contracts())
+def task_clauses_fetch(definitions):
+    """Read the clauses of these tasks' current versions, in one query whatever their
+    number."""
+    prefetch_related_objects(definitions, _current_contracts()[0])
+
+
+def task_markets_applying(definitions):
+    """{current version pk: [(market code, status)] where the task applies, in the
+    markets' order}, in one query and without a record for each of them: a catalogue
+    of ten thousand tasks holds sixty thousand such rows."""
+    versions = [d.current_version_id for d in definitions]
+    rows = (
+        MarketApplicability.objects.filter(version__in=versions, status__in=APPLYING)
+        .order_by("market__display_order", "pk")
+        .values_list("version_id", "market__code", "status")
+    )
+    applying = {version: [] for version in versions}
+    for version, code, status in rows:
+        applying[version].append((code, status))
+    return applying
 
 
 def task_public_list():
@@ -147,6 +163,23 @@ def task_row_sources(definitions):
         )
         for d in definitions
     }
+
+
+def catalogue_balance_counts():
+    """{(declared complexity, surface, termination class): public tasks in force}, in
+    one query whatever the catalogue's size."""
+    cells = (
+        task_catalogue_list()
+        .prefetch_related(None)
+        .order_by()
+        .values_list(
+            "current_version__declared_complexity",
+            "current_version__surface",
+            "current_version__termination_class",
+        )
+        .annotate(Count("pk"))
+    )
+    return {(complexity, surface, end): n for complexity, surface, end, n in cells}
 
 
 def task_catalogue_headings():

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from catalogue.models import Applicability, Lifecycle
+from catalogue.models import Applicability, Lifecycle, MarketApplicability
 from catalogue.selectors import task_public_list
 from markets.selectors import market_list
 
@@ -209,14 +209,9 @@ class PlannerSource:
 
 def _plannable_tasks():
     # The public list is the one door holdout tasks never pass; a retired task
-    # is out of any new evaluation. Only applicability is needed here, so the
-    # contract clauses the catalogue pages prefetch are not loaded.
-    return (
-        task_public_list()
-        .exclude(lifecycle=Lifecycle.RETIRED)
-        .prefetch_related(None)
-        .prefetch_related("current_version__applicability")
-    )
+    # is out of any new evaluation. Only applicability is needed here, read apart
+    # as plain values, so the contracts the catalogue pages prefetch are not loaded.
+    return task_public_list().exclude(lifecycle=Lifecycle.RETIRED).prefetch_related(None)
 
 
 def planner_source():
@@ -224,11 +219,14 @@ def planner_source():
     markets = list(market_list())
     code_of = {market.pk: market.code for market in markets}
     tasks = list(_plannable_tasks())
+    slug_of = {task.current_version_id: task.slug for task in tasks}
+    entries = MarketApplicability.objects.filter(version__in=slug_of).values_list(
+        "version_id", "market_id", "status"
+    )
     applicability = {
-        (code_of[entry.market_id], task.slug): entry.status
-        for task in tasks
-        for entry in task.current_version.applicability.all()
-        if entry.market_id in code_of
+        (code_of[market], slug_of[version]): status
+        for version, market, status in entries
+        if market in code_of
     }
     records = PlannerRecords(
         markets=tuple(market.code for market in markets),

@@ -1,9 +1,19 @@
 """The public catalogue: pages, API, instances, and a holdout nobody public can reach."""
 
+import re
+
 import pytest
 from django.db.models import F
 
-from catalogue.models import TaskSet
+from catalogue.models import (
+    Complexity,
+    Lifecycle,
+    TaskDefinition,
+    TaskSet,
+    TaskSurface,
+    TaskVersion,
+    TerminationClass,
+)
 from tests.factories import HOLDOUT_CANARY as CANARY
 from tests.factories import holdout_task
 from tests.support import crawl
@@ -176,3 +186,69 @@ def test_huge_or_odd_pagination_never_errors(client, canonical_content, query):
     response = client.get(f"/api/v1/tasks/?{query}")
     assert response.status_code == 200
     assert len(response.json()["results"]) <= 200
+
+
+def _balance_tables(html):
+    """{complexity label: {surface label: [count per termination class]}} as printed."""
+    tables = {}
+    for caption, body in re.findall(
+        r"<caption>Public definitions by surface and termination class: ([^<]+)</caption>"
+        r".*?<tbody>(.*?)</tbody>",
+        html,
+        re.S,
+    ):
+        rows = re.findall(r'<th scope="row">([^<]+)</th>((?:<td>\d+</td>)+)', body)
+        tables[caption] = {
+            label: [int(n) for n in re.findall(r"\d+", cells)] for label, cells in rows
+        }
+    return tables
+
+
+def _balance_counted():
+    """The same tables counted from the records: public, in-force tasks' current versions."""
+    tables = {}
+    versions = [
+        d.current_version
+        for d in TaskDefinition.objects.filter(task_set=TaskSet.PUBLIC).exclude(
+            lifecycle=Lifecycle.RETIRED
+        )
+    ]
+    for complexity, complexity_label in Complexity.choices:
+        tables[str(complexity_label)] = {
+            str(surface_label): [
+                sum(
+                    1
+                    for v in versions
+                    if (v.declared_complexity, v.surface, v.termination_class)
+                    == (complexity, surface, end)
+                )
+                for end, _label in TerminationClass.choices
+            ]
+            for surface, surface_label in TaskSurface.choices
+        }
+    return tables
+
+
+def test_the_catalogue_balance_counts_the_public_definitions_in_force(
+    client, holdout, django_capture_on_commit_callbacks
+):
+    """Seed: every figure is counted from records. The balance counts each public task in
+    force once, in its cell; a holdout or retired task is in none, and an edit moves it."""
+    shown = _balance_tables(client.get("/tasks/").content.decode())
+    assert shown == _balance_counted()
+    assert sum(sum(sum(row) for row in t.values()) for t in shown.values()) == (
+        TaskDefinition.objects.filter(task_set=TaskSet.PUBLIC)
+        .exclude(lifecycle=Lifecycle.RETIRED)
+        .exclude(current_version__declared_complexity="")
+        .count()
+    )
+    moved = TaskDefinition.objects.filter(task_set=TaskSet.PUBLIC).order_by("pk").first()
+    retired = TaskDefinition.objects.filter(task_set=TaskSet.PUBLIC).order_by("-pk").first()
+    with django_capture_on_commit_callbacks(execute=True):
+        TaskVersion.objects.filter(pk=moved.current_version_id).update(
+            surface=TaskSurface.PHONE_OR_IN_PERSON, termination_class=TerminationClass.REFUSAL
+        )
+        TaskDefinition.objects.filter(pk=retired.pk).update(lifecycle=Lifecycle.RETIRED)
+    after = _balance_tables(client.get("/tasks/").content.decode())
+    assert after == _balance_counted()
+    assert after != shown
