@@ -269,8 +269,14 @@ CELERY_BEAT_SCHEDULE = {
 }
 # A message a killed worker had taken goes back to the queue after this many
 # seconds; keep it longer than the longest job (a full regeneration: minutes).
+BROKER_VISIBILITY_TIMEOUT = int(os.environ.get("MICA_BROKER_VISIBILITY_TIMEOUT", "3600"))
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("MICA_BROKER_VISIBILITY_TIMEOUT", "3600"))
+    "visibility_timeout": BROKER_VISIBILITY_TIMEOUT,
+    # Redis looks for such messages every interval × throttle seconds (kombu's 100 by
+    # default); a timeout shorter than that (the tests' five seconds) is looked for as
+    # often as it can expire.
+    "unacked_restore_interval": min(10, max(1, BROKER_VISIBILITY_TIMEOUT // 5)),
+    "unacked_restore_throttle": 10 if BROKER_VISIBILITY_TIMEOUT >= 100 else 1,
 }
 if CELERY_BROKER_URL == "filesystem://":
     CELERY_BROKER_TRANSPORT_OPTIONS.update(
