@@ -1,13 +1,39 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+from mica.errors import DomainError
 
 
 class JobCommand(BaseCommand):
-    """A command that queues a tracked job, or with --sync does the work here, with progress."""
+    """A command that queues a tracked job, or with --sync does the work here, with progress.
+
+    A subclass names its job (`job_name`), queues it (`queue`, returning the JobRun)
+    and does it here (`run_here`, returning what to report). A refusal of the method's
+    (a DomainError) leaves everything as it was and says why.
+    """
+
+    job_name = "the job"
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--sync", action="store_true", help="Run here and now instead of queueing a job."
         )
+
+    def handle(self, *args, sync=False, **options):
+        if not sync:
+            job_run = self.queue()
+            self.stdout.write(f"Queued {self.job_name} as job run {job_run.pk}.")
+            return
+        try:
+            done = self.run_here()
+        except DomainError as refused:
+            raise CommandError(f"Nothing was published: {refused.message}") from refused
+        self.stdout.write(self.style.SUCCESS(done))
+
+    def queue(self):
+        raise NotImplementedError
+
+    def run_here(self):
+        raise NotImplementedError
 
     def progress(self, percent, message=""):
         self.stdout.write(f"[{percent:3d}%] {message}")

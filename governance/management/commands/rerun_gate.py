@@ -6,11 +6,10 @@ from mica.jobs.services import job_run_enqueue
 
 class Command(JobCommand):
     help = "Rerun the publication gate over every cell."
+    job_name = "the gate rerun"
 
-    def handle(self, *args, sync=False, **options):
-        if not sync:
-            job_run = job_run_enqueue(task=gate_recompute)
-            self.stdout.write(f"Queued the gate rerun as job run {job_run.pk}.")
-            return
-        cells = gate_recompute_all(progress=self.progress)
-        self.stdout.write(self.style.SUCCESS(f"Gate rerun over {cells} cells."))
+    def queue(self):
+        return job_run_enqueue(task=gate_recompute)
+
+    def run_here(self):
+        return f"Gate rerun over {gate_recompute_all(progress=self.progress)} cells."
