@@ -24,7 +24,7 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from mica.content.reads import settings_generation, tables_read_declare, tables_recorded
-from mica.content.revision import NO_REVISION, revision_pending, revisions_read
+from mica.content.revision import revision_lines, revision_pending, revisions_read
 
 CACHE_ALIAS = "fragments"
 KEY_PREFIX = "fragment:"
@@ -68,10 +68,7 @@ def fragment_key(name, revisions, tables, *parts):
     else it shows), in the reader's language."""
     lines = [name, code_digest(), str(settings_generation()), translation.get_language() or ""]
     lines += [str(part) for part in parts]
-    for table in sorted(tables):
-        number, changed_at = revisions.get(table, NO_REVISION)
-        # The time too: a rolled-back transaction can hand the same number out twice.
-        lines.append(f"{table} {number} {changed_at.isoformat()}")
+    lines += revision_lines(tables, revisions)
     return KEY_PREFIX + hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 

@@ -30,6 +30,7 @@ from django.utils.http import http_date
 from mica.content.reads import settings_generation, tables_recorded
 from mica.content.revision import (
     NO_REVISION,
+    revision_lines,
     revision_pending,
     revisions_held,
     revisions_read,
@@ -60,19 +61,15 @@ def _address(request):
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _revisions_of(tables, revisions):
-    return sorted((table, *revisions.get(table, NO_REVISION)) for table in tables)
-
-
-def _cache_key(address, read, variant_key):
-    parts = [address, str(variant_key)]
-    # The time too: a rolled-back transaction can hand the same number out twice.
-    parts += [f"{table} {number} {changed_at.isoformat()}" for table, number, changed_at in read]
+def _cache_key(address, tables, revisions, variant_key):
+    parts = [address, str(variant_key), *revision_lines(tables, revisions)]
     return KEY_PREFIX + hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _last_modified(read, variant_modified):
-    changed = max((changed_at for *_table, changed_at in read), default=NO_REVISION[1])
+def _last_modified(tables, revisions, variant_modified):
+    changed = max(
+        (revisions.get(table, NO_REVISION)[1] for table in tables), default=NO_REVISION[1]
+    )
     return max(changed.timestamp(), variant_modified or 0)
 
 
@@ -160,11 +157,10 @@ def public_page_cache(view=None, *, variant=None):
             record = request.META.get(BAKE_RECORD)
             tables = cache.get(READS_PREFIX + address) if record is None else None
             if tables is not None:
-                read = _revisions_of(tables, revisions)
-                entry = cache.get(_cache_key(address, read, variant_key))
+                entry = cache.get(_cache_key(address, tables, revisions, variant_key))
                 if entry is not None:
                     response = _from_entry(entry)
-                    modified = _last_modified(read, variant_modified)
+                    modified = _last_modified(tables, revisions, variant_modified)
                     return _validated(request, response, etag=entry[2], last_modified=modified)
             with revisions_held(revisions):
                 response, tables = _rendered_recording(view, request, args, kwargs)
@@ -172,15 +168,14 @@ def public_page_cache(view=None, *, variant=None):
                 record.tables, record.variant = tables, variant is not None
             if not page_storable(request, response):
                 return response
-            read = _revisions_of(tables, revisions)
             etag = f'"{hashlib.blake2b(response.content, digest_size=16).hexdigest()}"'
             if request.method == "GET":
                 if request.META.get("QUERY_STRING"):
                     timeout = min(timeout, QUERY_PAGE_SECONDS)
                 cache.set(READS_PREFIX + address, tables, timeout)
                 entry = (response.content, list(response.items()), etag)
-                cache.set(_cache_key(address, read, variant_key), entry, timeout)
-            modified = _last_modified(read, variant_modified)
+                cache.set(_cache_key(address, tables, revisions, variant_key), entry, timeout)
+            modified = _last_modified(tables, revisions, variant_modified)
             return _validated(request, response, etag=etag, last_modified=modified)
 
         return cached_view

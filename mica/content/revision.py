@@ -73,6 +73,18 @@ def revisions_read():
     return {table: (number, _moment(changed_at)) for table, number, changed_at in rows}
 
 
+def revision_lines(tables, revisions):
+    """ "table number changed-at" for each of `tables` in order, as cache keys name them.
+
+    The time too: a rolled-back transaction can hand the same number out twice.
+    """
+    lines = []
+    for table in sorted(tables):
+        number, changed_at = revisions.get(table, NO_REVISION)
+        lines.append(f"{table} {number} {changed_at.isoformat()}")
+    return lines
+
+
 def revisions_bump(tables):
     """Move the revisions of these tables; called once a transaction that wrote them committed."""
     connection = transaction.get_connection()
