@@ -2,7 +2,6 @@
 bakes every public page, `manage.py serve` answers from the bake, and an edit committed
 by another process is seen at once, then published in the next bake by the worker."""
 
-import os
 import subprocess
 import sys
 import urllib.request
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import assert_accessible
-from tests.browser.test_embedded_jobs import ROOT, manage, serving
+from tests.browser.test_embedded_jobs import ROOT, fresh_environment, manage, serving
 from tests.deploy.test_stack import free_port, wait_for
 
 pytestmark = pytest.mark.browser
@@ -39,12 +38,7 @@ def served(tmp_path_factory):
     var = tmp_path_factory.mktemp("bake-var")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("MICA_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
-    }
-    env.update(MICA_VAR_DIR=str(var), MICA_PAGE_BAKE_DEBOUNCE_SECONDS="1")
+    env = fresh_environment(var, MICA_PAGE_BAKE_DEBOUNCE_SECONDS="1")
     # The set-up half of `make run`, as the Makefile runs it.
     subprocess.run(
         ["make", "serve-setup", f"PORT={port}", f"PY={sys.executable}"],

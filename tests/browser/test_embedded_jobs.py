@@ -36,6 +36,18 @@ print(TOTPDevice.objects.create(user=lead, name="authenticator app", confirmed=T
 """
 
 
+def fresh_environment(var, **settings):
+    """This process's environment without the test's MICA_ settings, for a site whose
+    var/ is `var`, with `settings` added: what a fresh clone's `make run` would see."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("MICA_") and key != "DJANGO_ALLOW_ASYNC_UNSAFE"
+    }
+    env.update(MICA_VAR_DIR=str(var), **settings)
+    return env
+
+
 def manage(env, *arguments):
     return subprocess.run(
         [sys.executable, "manage.py", *arguments],
@@ -53,13 +65,8 @@ def embedded(tmp_path_factory):
     var = tmp_path_factory.mktemp("embedded-var")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("MICA_") and key != "DJANGO_ALLOW_ASYNC_UNSAFE"
-    }
-    env.update(
-        MICA_VAR_DIR=str(var),
+    env = fresh_environment(
+        var,
         MICA_SITE_URL=base,
         MICA_EXPORT_DEBOUNCE_SECONDS="2",
         MICA_WORKER_HEARTBEAT_INTERVAL="1",
