@@ -23,6 +23,7 @@ import io
 import json
 import multiprocessing
 import shutil
+import signal
 import sys
 from collections import defaultdict
 from functools import cache
@@ -252,6 +253,13 @@ def _batch_outcomes(renderer, directory, paths, patterns):
 _child_renderer = None
 
 
+def _child_signals():
+    """A child forked from a Celery worker would answer the pool's SIGTERM with the
+    worker's own handler, and log a "Warm shutdown" of a worker that is not stopping."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+
+
 def _batch_in_child(arguments):
     """A batch of pages in a forked process, with a renderer of its own."""
     global _child_renderer
@@ -296,8 +304,16 @@ def _outcome_batches(renderer, directory, paths, patterns):
     # Each child opens its own connections; sharing the parent's would mix their replies.
     connections.close_all()
     arguments = [(str(directory), batch, patterns, settings.SITE_URL) for batch in batches]
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
+    pool = multiprocessing.get_context("fork").Pool(processes, initializer=_child_signals)
+    try:
         yield from pool.imap_unordered(_batch_in_child, arguments)
+    except BaseException:
+        pool.terminate()  # a page refused the bake, or it was stopped: the rest is not wanted
+        raise
+    else:
+        pool.close()
+    finally:
+        pool.join()
 
 
 def _render_all(build, renderer, paths, patterns, progress):

@@ -77,3 +77,6 @@ def test_an_edit_is_seen_at_once_and_then_baked(served):
     wait_for(rebaked, timeout=180, what="the worker to publish the next bake")
     assert fetch(base, "/methodology/") == baked(var, "/methodology/")
     assert Path(var / "pages" / "current").is_symlink()
+    # The bake's processes, forked from the worker, end without the worker's own
+    # "Warm shutdown", which would tell whoever reads the log that the worker stopped.
+    assert "Warm shutdown" not in (var / "serve.log").read_text()
