@@ -167,7 +167,7 @@ class _Build:
             "valid_until": _next_midnight().timestamp(),
             "revisions": self.revisions,
             "pages": dict(sorted(self.pages.items())),
-            "live": self.live,
+            "live": sorted(self.live),
         }
 
 
