@@ -10,6 +10,18 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+
+@pytest.fixture
+def db(shared_content):
+    """The tests only read: the module's database is the content loaded once and
+    committed (tests/browser/conftest.py), never a test transaction."""
+
+
+@pytest.fixture
+def site(shared_site):
+    return shared_site
+
+
 # Each field of a form, as a sighted reader sees it: its control (a group of boxes is one
 # control, its fieldset), marked so the accessibility tree can be asked about it, and the
 # help and error texts printed in its .field box.

@@ -6,6 +6,18 @@ from tests.browser.conftest import assert_accessible, sideways_overflow
 
 pytestmark = pytest.mark.browser
 
+
+@pytest.fixture
+def db(shared_content):
+    """The tests only read: the module's database is the content loaded once and
+    committed (tests/browser/conftest.py), never a test transaction."""
+
+
+@pytest.fixture
+def site(shared_site):
+    return shared_site
+
+
 NARROW = {"width": 320, "height": 640}
 LABELS = {"en": ("Menu", "Close menu"), "ko": ("메뉴", "메뉴 닫기")}
 

@@ -5,6 +5,17 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
+@pytest.fixture
+def db(shared_content):
+    """The tests only read: the module's database is the content loaded once and
+    committed (tests/browser/conftest.py), never a test transaction."""
+
+
+@pytest.fixture
+def site(shared_site):
+    return shared_site
+
+
 def test_skip_link_is_first_and_moves_focus_to_main(page, site):
     page.goto(f"{site}/")
     page.keyboard.press("Tab")

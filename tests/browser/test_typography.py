@@ -7,7 +7,6 @@ better; long ids still wrap without overflow at 320 px."
 """
 
 import pytest
-from django.core.management import call_command
 
 from governance.models import GateCell
 from tests.browser.conftest import sideways_overflow
@@ -45,11 +44,23 @@ SPLIT_WORDS = """() => {
 
 
 @pytest.fixture
-def table_pages(site):
-    """Every kind of page with a table, with run records so the result tables fill."""
+def db(shared_content):
+    """The tests only read: the module's database is the content loaded once and
+    committed (tests/browser/conftest.py), never a test transaction."""
+
+
+@pytest.fixture
+def site(shared_site):
+    return shared_site
+
+
+@pytest.fixture(scope="module")
+def table_pages(shared_content):
+    """Every kind of page with a table, with run records so the result tables fill
+    (loaded once for the module, which ends by putting the canonical content back)."""
     from catalogue.models import TaskDefinition
 
-    call_command("load_demo_runs", stdout=open("/dev/null", "w"))
+    shared_content.add("load_demo_runs")
     cell = GateCell.objects.first()
     task = TaskDefinition.objects.filter(task_set="public").order_by("family", "position").first()
     assert cell and task
