@@ -6,19 +6,9 @@ import pytest
 
 from mica.exports.publish import exports_build_and_publish
 from tests.browser.conftest import assert_accessible, assert_reflows
+from tests.browser.reading import db, site  # noqa: F401 (the fixtures)
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def db(shared_content):
-    """The tests only read: the module's database is the content loaded once and
-    committed (tests/browser/conftest.py), never a test transaction."""
-
-
-@pytest.fixture
-def site(shared_site):
-    return shared_site
 
 
 @pytest.fixture

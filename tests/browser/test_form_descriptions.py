@@ -8,18 +8,9 @@ form (checked through the accessibility tree in the browser tests)".
 
 import pytest
 
+from tests.browser.reading import db, site  # noqa: F401 (the fixtures)
+
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def db(shared_content):
-    """The tests only read: the module's database is the content loaded once and
-    committed (tests/browser/conftest.py), never a test transaction."""
-
-
-@pytest.fixture
-def site(shared_site):
-    return shared_site
 
 
 # Each field of a form, as a sighted reader sees it: its control (a group of boxes is one

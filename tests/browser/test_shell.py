@@ -2,18 +2,9 @@
 
 import pytest
 
+from tests.browser.reading import db, site  # noqa: F401 (the fixtures)
+
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def db(shared_content):
-    """The tests only read: the module's database is the content loaded once and
-    committed (tests/browser/conftest.py), never a test transaction."""
-
-
-@pytest.fixture
-def site(shared_site):
-    return shared_site
 
 
 def test_skip_link_is_first_and_moves_focus_to_main(page, site):

@@ -10,6 +10,7 @@ import pytest
 
 from governance.models import GateCell
 from tests.browser.conftest import sideways_overflow
+from tests.browser.reading import db, site  # noqa: F401 (the fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -41,17 +42,6 @@ SPLIT_WORDS = """() => {
   }
   return {words, split};
 }"""
-
-
-@pytest.fixture
-def db(shared_content):
-    """The tests only read: the module's database is the content loaded once and
-    committed (tests/browser/conftest.py), never a test transaction."""
-
-
-@pytest.fixture
-def site(shared_site):
-    return shared_site
 
 
 @pytest.fixture(scope="module")
