@@ -93,3 +93,20 @@ def crawl(client, starts, limit=600):
                     continue
             queue.append(link.replace("&amp;", "&"))
     return bodies
+
+
+def database_flush():
+    """Empty every table of the test database, as pytest-django's transactional tests do
+    when they end (TransactionTestCase._fixture_teardown)."""
+    from django.core.management import call_command
+    from django.db import DEFAULT_DB_ALIAS
+
+    call_command(
+        "flush",
+        verbosity=0,
+        interactive=False,
+        database=DEFAULT_DB_ALIAS,
+        reset_sequences=False,
+        allow_cascade=False,
+        inhibit_post_migrate=False,
+    )

@@ -6,6 +6,8 @@ import os
 import pytest
 from django.core.management import call_command
 
+from tests.support import database_flush
+
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -122,20 +124,6 @@ def _content_load():
     changes.revisions_bump_all()
 
 
-def _database_flush():
-    from django.db import DEFAULT_DB_ALIAS
-
-    call_command(
-        "flush",
-        verbosity=0,
-        interactive=False,
-        database=DEFAULT_DB_ALIAS,
-        reset_sequences=False,
-        allow_cascade=False,
-        inhibit_post_migrate=False,
-    )
-
-
 def _a_test_database():
     from django.db import connection
 
@@ -164,7 +152,7 @@ class SharedContent:
     def restore(self, *, added=True):
         """The content afresh, committed: the canonical content, and what `add` loaded
         unless `added` is false."""
-        _database_flush()
+        database_flush()
         _content_load()
         for command in self.added if added else ():
             call_command(command, stdout=io.StringIO())

@@ -39,7 +39,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import connection
 from django.db.models import Model
 from django.test import Client
 from django.urls import reverse
@@ -51,6 +51,7 @@ from tests.factories import (
     attempt_payload,
     system_submission_payload,
 )
+from tests.support import database_flush
 
 RULE = "Nothing acknowledged is lost: a success answer means the row is committed."
 
@@ -138,15 +139,7 @@ def world(django_db_setup, django_db_blocker):
             yield shared
         finally:
             shared.close()
-            call_command(
-                "flush",
-                verbosity=0,
-                interactive=False,
-                database=DEFAULT_DB_ALIAS,
-                reset_sequences=False,
-                allow_cascade=False,
-                inhibit_post_migrate=False,
-            )
+            database_flush()
             call_command("load_canonical_content", stdout=io.StringIO())
 
 
