@@ -45,12 +45,16 @@ def family_list():
     return TaskFamily.objects.order_by("position")
 
 
+def _current_clauses():
+    return Prefetch(
+        "current_version__clauses",
+        queryset=ContractClause.objects.order_by("kind", "position", "pk"),
+    )
+
+
 def _current_contracts():
     return [
-        Prefetch(
-            "current_version__clauses",
-            queryset=ContractClause.objects.order_by("kind", "position", "pk"),
-        ),
+        _current_clauses(),
         Prefetch(
             "current_version__applicability",
             # Six markets, fetched once and shared, not one copy joined into every row.
@@ -68,7 +72,7 @@ def _with_current_version(queryset):
 def task_clauses_fetch(definitions):
     """Read the clauses of these tasks' current versions, in one query whatever their
     number."""
-    prefetch_related_objects(definitions, _current_contracts()[0])
+    prefetch_related_objects(definitions, _current_clauses())
 
 
 def task_markets_applying(definitions):

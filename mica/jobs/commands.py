@@ -1,9 +1,11 @@
+from abc import ABCMeta, abstractmethod
+
 from django.core.management.base import BaseCommand, CommandError
 
 from mica.errors import DomainError
 
 
-class JobCommand(BaseCommand):
+class JobCommand(BaseCommand, metaclass=ABCMeta):
     """A command that queues a tracked job, or with --sync does the work here, with progress.
 
     A subclass names its job (`job_name`), queues it (`queue`, returning the JobRun)
@@ -29,11 +31,14 @@ class JobCommand(BaseCommand):
             raise CommandError(f"Nothing was published: {refused.message}") from refused
         self.stdout.write(self.style.SUCCESS(done))
 
+    @abstractmethod
     def queue(self):
-        raise NotImplementedError
+        """Queue the job; return its JobRun."""
 
+    @abstractmethod
     def run_here(self):
-        raise NotImplementedError
+        """Do the work in this process, reporting through self.progress; return the line
+        that says what was done."""
 
     def progress(self, percent, message=""):
         self.stdout.write(f"[{percent:3d}%] {message}")
