@@ -178,17 +178,22 @@ INTAKE_CACHE = {
     "LOCATION": "mica_intake_cache",
     "OPTIONS": {"MAX_ENTRIES": 100_000},
 }
+# A Redis that does not answer is a cache miss, not a server error (mica.caches): pages
+# render uncached meanwhile, and short timeouts keep a lost Redis from stalling them.
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "mica.caches.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "mica",
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         },
         "fragments": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "mica.caches.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "mica-fragments",
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         },
         "intake": INTAKE_CACHE,
     }
