@@ -135,9 +135,12 @@ TEMPLATES = [
 ]
 
 REDIS_URL = os.environ.get("MICA_REDIS_URL")
-# Without Redis, jobs run inline under pytest (ARCHITECTURE, Tests, layer 1) and in a
-# worker process of their own everywhere else (see "Cache, broker and jobs").
-JOBS_EAGER = not REDIS_URL and _env_flag("MICA_JOBS_EAGER", default="pytest" in sys.modules)
+# The Celery broker may be a Redis of its own: a cache Redis evicts keys under memory
+# pressure (allkeys-lru), a broker must never drop a message (noeviction).
+BROKER_URL = os.environ.get("MICA_BROKER_URL") or REDIS_URL
+# Without a Redis broker, jobs run inline under pytest (ARCHITECTURE, Tests, layer 1) and
+# in a worker process of their own everywhere else (see "Cache, broker and jobs").
+JOBS_EAGER = not BROKER_URL and _env_flag("MICA_JOBS_EAGER", default="pytest" in sys.modules)
 
 # --- Database -------------------------------------------------------------
 
@@ -237,8 +240,8 @@ PAGE_BAKE_PROCESSES = int(os.environ.get("MICA_PAGE_BAKE_PROCESSES", os.cpu_coun
 # shares: the web process queues, `manage.py serve`'s worker and beat take.
 BROKER_DIR = VAR_DIR / "broker"
 CELERY_TASK_ALWAYS_EAGER = JOBS_EAGER
-if REDIS_URL:
-    CELERY_BROKER_URL = REDIS_URL
+if BROKER_URL:
+    CELERY_BROKER_URL = BROKER_URL
 elif JOBS_EAGER:
     CELERY_BROKER_URL = "memory://"
 else:

@@ -16,6 +16,7 @@ print(json.dumps({
     "eager": settings.CELERY_TASK_ALWAYS_EAGER,
     "broker": settings.CELERY_BROKER_URL,
     "cache": settings.CACHES["default"]["BACKEND"],
+    "cache_location": settings.CACHES["default"].get("LOCATION"),
     "email": settings.EMAIL_BACKEND,
     "public": settings.PUBLIC_SITE,
     "hosts": settings.ALLOWED_HOSTS,
@@ -83,6 +84,16 @@ def test_production_profile_uses_postgres_and_redis(tmp_path):
     assert config["hosts"] == ["mica.example.org"]
     assert config["debug"] is False
     assert not (tmp_path / "secret_key").exists()
+
+
+def test_the_broker_can_be_a_redis_apart_from_the_caches(tmp_path):
+    """A cache Redis evicts keys under memory pressure; a broker must never drop one."""
+    broker = "redis://broker.internal:6379/0"
+    config = _probe(_clean_env(tmp_path, **PRODUCTION_ENV, MICA_BROKER_URL=broker))
+    assert config["broker"] == broker
+    assert config["cache_location"] == PRODUCTION_ENV["MICA_REDIS_URL"]
+    assert config["cache"] == "mica.caches.ResilientRedisCache"
+    assert config["eager"] is False
 
 
 def test_production_profile_passes_the_deploy_check(tmp_path):
