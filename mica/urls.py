@@ -11,6 +11,7 @@ from mica.site.sitemaps import SITEMAPS
 # Language-neutral endpoints: machines read these, not people.
 urlpatterns = [
     path("healthz", site_views.healthz, name="healthz"),
+    path("healthz/system", site_views.healthz_system, name="healthz-system"),
     path("robots.txt", site_views.robots_txt, name="robots"),
     path(
         "sitemap.xml",

@@ -11,7 +11,7 @@ from mica.content.fragments import fragment_rendered
 from mica.errors import RecordNotFound
 from mica.methodology.selectors import edition_current
 from mica.site.api_docs import api_operations, request_examples, token_scheme
-from mica.site.health import health_report
+from mica.site.health import node_health, system_health
 from mica.site.i18n import KOREAN_PREFIX_RE
 from mica.site.ledger import home_ledger, method_frame
 
@@ -45,8 +45,19 @@ def api_docs(request):
 @never_cache
 @require_safe
 def healthz(request):
-    healthy, report = health_report()
+    """This node's health, for a load balancer: 503 only when the node cannot serve."""
+    healthy, report = node_health()
     return JsonResponse(report, status=200 if healthy else 503)
+
+
+@never_cache
+@require_safe
+def healthz_system(request):
+    """The deployment's health, for monitoring: every problem in English and Korean."""
+    healthy, report = system_health()
+    return JsonResponse(
+        report, status=200 if healthy else 503, json_dumps_params={"ensure_ascii": False}
+    )
 
 
 @require_safe

@@ -4,6 +4,7 @@ worker and beat on the broker of files under var/ (`manage.py serve`), one SQLit
 A job started in the admin returns at once and its progress is seen moving; a content
 edit publishes a new export set after its debounce, with nobody pressing anything."""
 
+import json
 import os
 import re
 import subprocess
@@ -86,7 +87,7 @@ def embedded(tmp_path_factory):
 
 @contextmanager
 def serving(env, port, var):
-    """`manage.py serve` running until the block ends, once /healthz sees its worker."""
+    """`manage.py serve` running until the block ends, once it serves and its worker beats."""
     log = open(var / "serve.log", "w")
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}"],
@@ -97,7 +98,7 @@ def serving(env, port, var):
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_for(lambda: _healthy(base), what="/healthz to see the embedded worker")
+        wait_for(lambda: _healthy(base), what="/healthz and the embedded worker's heartbeat")
         yield
     finally:
         serve.terminate()
@@ -105,11 +106,21 @@ def serving(env, port, var):
 
 
 def _healthy(base):
+    """The node serves (/healthz), and the system names no worker problem: /healthz
+    answers for the node alone, the worker is the system's (/healthz/system)."""
     try:
         with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
-            return response.status == 200
-    except urllib.error.HTTPError:
+            if response.status != 200:
+                return False
+        with urllib.request.urlopen(f"{base}/healthz/system", timeout=5) as response:
+            system = json.load(response)
+    except urllib.error.HTTPError as answer:
+        if answer.code != 503 or not answer.url.endswith("/healthz/system"):
+            return False
+        system = json.load(answer)
+    except OSError:
         return False
+    return not {"worker-missing", "worker-stale"} & {p["code"] for p in system["problems"]}
 
 
 def fresh_code(embedded):

@@ -32,7 +32,11 @@ def test_failing_job_in_the_worker_records_its_error(celery_worker):
     assert "Unknown content section: nowhere" in job_run.error
 
 
-def test_healthz_follows_the_worker_up_and_down(client, celery_worker):
+def _codes(response):
+    return {problem["code"] for problem in response.json()["problems"]}
+
+
+def test_the_system_health_follows_the_worker_up_and_down(client, celery_worker):
     before = WorkerHeartbeat.objects.get(hostname=celery_worker.hostname).seen_at
     worker_heartbeat.delay()
 
@@ -41,22 +45,32 @@ def test_healthz_follows_the_worker_up_and_down(client, celery_worker):
         return WorkerHeartbeat.objects.get(hostname=celery_worker.hostname).seen_at > before
 
     wait_for(beat_advanced)
-    up = client.get("/healthz")
-    assert up.status_code == 200, up.json()
-    assert up.json()["checks"]["worker"]["last_heartbeat_age_seconds"] < 30
+    up = client.get("/healthz/system")
+    assert not {"worker-missing", "worker-stale", "broker-unreachable"} & _codes(up), up.json()
 
     celery_worker.stop()
     time.sleep(1.5)
     with override_settings(WORKER_HEARTBEAT_MAX_AGE=1):
-        down = client.get("/healthz")
+        down = client.get("/healthz/system")
+        # The node still serves: a load balancer must not take it out.
+        assert client.get("/healthz").status_code == 200
     assert down.status_code == 503
-    assert "older than 1 s" in down.json()["checks"]["worker"]["error"]
+    stale = next(p for p in down.json()["problems"] if p["code"] == "worker-stale")
+    assert "more than 1:" in stale["message"]["en"]
 
 
-def test_healthz_without_any_worker_is_unavailable(client, redis_broker):
+def test_a_queue_without_a_worker_is_named_and_the_node_stays_up(client, redis_broker):
+    """Messages wait in Redis and no worker takes them: /healthz said "ok" (issue 31)."""
+    from mica.celery import app
+
     assert not WorkerHeartbeat.objects.exists()
+    app.send_task(worker_heartbeat.name)
     response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response.json()["checks"]["worker"]["error"] == (
-        "no worker has ever reported a heartbeat"
-    )
+    assert response.status_code == 200, response.json()
+    system = client.get("/healthz/system")
+    assert system.status_code == 503
+    assert {"worker-missing", "queue-without-worker"} <= _codes(system)
+    queue = next(p for p in system.json()["problems"] if p["code"] == "queue-without-worker")
+    assert queue["messages"] >= 1
+    assert queue["queue"] in queue["message"]["en"] and queue["queue"] in queue["message"]["ko"]
+    app.control.purge()

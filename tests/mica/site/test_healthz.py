@@ -1,47 +1,219 @@
-"""/healthz in the embedded profile; the worker cases run against a real one."""
+"""Health in two parts (issue 31, item 4): /healthz answers for the web node alone, so a
+load balancer keeps serving nodes whatever the worker does; /healthz/system and the
+admin's banner report the deployment's problems in English and Korean.
+
+Real parts: heartbeats, job runs and table revisions are real rows, the broker that does
+not answer is a closed port, the bake is a real one of a few pages."""
+
+import datetime
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
+
+from mica.content.models import TableRevision
+from mica.content.revision import revisions_bump
+from mica.jobs.models import JobRun, JobState, WorkerHeartbeat
+from mica.jobs.services import worker_heartbeat_record
+from mica.site.health import system_problems_forget
+from tests.factories import StaffFactory
 
 pytestmark = pytest.mark.django_db
 
+CLOSED_PORT = "redis://127.0.0.1:1/0"
 
-@override_settings(REDIS_URL=None, JOBS_EAGER=True)
-def test_healthz_with_eager_jobs_reports_every_component(client):
+
+@pytest.fixture(autouse=True)
+def _fresh_banner():
+    system_problems_forget()
+    yield
+    system_problems_forget()
+
+
+@pytest.fixture
+def nothing_published(settings, tmp_path):
+    """No bake and no export set published: their directories are empty."""
+    settings.PAGE_BAKE_DIR = tmp_path / "pages"
+    settings.EXPORT_DIR = tmp_path / "exports"
+
+
+@pytest.fixture
+def worker_needed(settings, tmp_path):
+    """The embedded default as `make run` runs it: a broker of files and a worker to take
+    from it, not jobs run inline."""
+    settings.JOBS_EAGER, settings.CELERY_BROKER_URL = False, "filesystem://"
+    settings.BROKER_DIR = tmp_path / "broker"
+    (settings.BROKER_DIR / "queue").mkdir(parents=True)
+
+
+def codes(response):
+    return [problem["code"] for problem in response.json()["problems"]]
+
+
+def problem(response, code):
+    return next(p for p in response.json()["problems"] if p["code"] == code)
+
+
+def test_healthz_reports_the_node_alone(client):
     response = client.get("/healthz")
-    assert response.status_code == 200
+    assert response.status_code == 200, response.json()
     body = response.json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "cache", "broker", "worker"}
-    assert body["checks"]["broker"]["mode"] == "eager"
-    assert body["checks"]["worker"]["mode"] == "eager"
+    assert set(body["checks"]) == {"database", "cache", "bake", "exports"}
     assert response["Cache-Control"].startswith("max-age=0")
 
 
-def test_healthz_on_the_embedded_broker_needs_its_worker(client, settings, tmp_path):
-    """The embedded default runs a real worker on a broker of files: no heartbeat, no
-    health, as with Redis."""
-    from mica.jobs.services import worker_heartbeat_record
+def test_a_dead_worker_leaves_healthz_200_and_the_system_503(client, worker_needed):
+    """The fault of issue 31: with no worker, /healthz answered 503 on every web node and a
+    load balancer took the whole site out, although the nodes served reads fine."""
+    assert not WorkerHeartbeat.objects.exists()
+    assert client.get("/healthz").status_code == 200
+    system = client.get("/healthz/system")
+    assert system.status_code == 503
+    assert "worker-missing" in codes(system)
+    missing = problem(system, "worker-missing")["message"]
+    assert missing["en"].startswith("No worker has ever reported a heartbeat")
+    assert missing["ko"].startswith("워커가")
 
-    settings.REDIS_URL, settings.JOBS_EAGER, settings.BROKER_DIR = None, False, tmp_path
-    (tmp_path / "queue").mkdir()
-    response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response.json()["checks"]["broker"] == {"ok": True, "mode": "filesystem"}
-    assert "no worker has ever reported" in response.json()["checks"]["worker"]["error"]
     worker_heartbeat_record(hostname="embedded@test")
-    response = client.get("/healthz")
-    assert response.status_code == 200
-    assert response.json()["checks"]["worker"]["mode"] == "filesystem"
-    (tmp_path / "queue").rmdir()
-    assert client.get("/healthz").json()["checks"]["broker"]["ok"] is False
+    WorkerHeartbeat.objects.update(seen_at=timezone.now() - datetime.timedelta(seconds=600))
+    assert client.get("/healthz").status_code == 200
+    stale = client.get("/healthz/system")
+    assert stale.status_code == 503
+    assert "worker-stale" in codes(stale) and "worker-missing" not in codes(stale)
+    assert problem(stale, "worker-stale")["last_heartbeat_age_seconds"] >= 600
+
+    worker_heartbeat_record(hostname="embedded@test")
+    beating = client.get("/healthz/system")
+    assert not {"worker-stale", "worker-missing"} & set(codes(beating))
 
 
-@override_settings(REDIS_URL="redis://127.0.0.1:1/0")
-def test_healthz_answers_503_when_the_broker_is_unreachable(client):
-    response = client.get("/healthz")
+def test_an_unreachable_broker_fails_the_system_not_the_node(client, settings):
+    settings.JOBS_EAGER, settings.CELERY_BROKER_URL = False, CLOSED_PORT
+    worker_heartbeat_record(hostname="elsewhere@test")
+    assert client.get("/healthz").status_code == 200
+    system = client.get("/healthz/system")
+    assert system.status_code == 503
+    unreachable = problem(system, "broker-unreachable")
+    assert "Connection" in unreachable["error"]
+    assert unreachable["message"]["ko"].startswith("작업 브로커")
+
+
+def test_the_system_names_a_missing_export_set_and_bake(client, nothing_published):
+    node = client.get("/healthz")
+    assert node.status_code == 200
+    assert node.json()["checks"]["exports"] == {"ok": True, "published": False}
+    assert node.json()["checks"]["bake"] == {"ok": True, "published": False}
+    system = client.get("/healthz/system")
+    assert system.status_code == 503
+    assert {"exports-missing", "bake-missing"} <= set(codes(system))
+    assert problem(system, "exports-missing")["message"]["en"] == (
+        "No export set is published: the downloads page offers no files."
+    )
+
+
+def test_a_bake_behind_the_content_is_named_once_the_bound_passed(client, settings, tmp_path):
+    from mica.site.bake import pages_bake
+
+    settings.PAGE_BAKE_DIR = tmp_path / "pages"
+    pages_bake(paths=["/", "/ko/"])
+    assert "bake-stale" not in codes(client.get("/healthz/system"))
+    revisions_bump({"methodology_glossaryterm"})
+    # Just after a change the next bake is on its way: no alarm.
+    assert "bake-stale" not in codes(client.get("/healthz/system"))
+    TableRevision.objects.update(changed_at=timezone.now() - datetime.timedelta(minutes=40))
+    late = client.get("/healthz/system")
+    assert late.status_code == 503
+    assert problem(late, "bake-stale")["minutes"] >= 40
+    assert client.get("/healthz").status_code == 200
+
+
+def test_failed_and_stuck_runs_are_named(client):
+    now = timezone.now()
+    failed = JobRun.objects.create(
+        job_name="mica.site.tasks.pages_bake_run", state=JobState.FAILED, finished_at=now
+    )
+    running = JobRun.objects.create(
+        job_name="mica.exports.tasks.exports_regenerate", state=JobState.RUNNING
+    )
+    JobRun.objects.filter(pk=running.pk).update(started_at=now - datetime.timedelta(hours=2))
+    queued = JobRun.objects.create(job_name="mica.site.tasks.content_reload")
+    JobRun.objects.filter(pk=queued.pk).update(queued_at=now - datetime.timedelta(hours=1))
+
+    system = client.get("/healthz/system")
+    assert system.status_code == 503
+    assert problem(system, "job-failed")["run"] == failed.pk
+    assert problem(system, "job-failed")["message"]["en"] == (
+        f"The latest run of the job “Page bake” (#{failed.pk}) failed."
+    )
+    assert problem(system, "job-failed")["message"]["ko"].startswith("작업 “공개 페이지 정적 생성”")
+    assert problem(system, "job-stuck-running")["run"] == running.pk
+    assert problem(system, "job-stuck-queued")["run"] == queued.pk
+    assert client.get("/healthz").status_code == 200
+
+    # A later success of the same job clears its failure.
+    JobRun.objects.create(
+        job_name=failed.job_name,
+        state=JobState.SUCCEEDED,
+        finished_at=now + datetime.timedelta(seconds=1),
+    )
+    assert "job-failed" not in codes(client.get("/healthz/system"))
+
+
+def test_healthz_answers_503_when_its_cache_is_unreachable(client):
+    with override_settings(
+        CACHES={
+            "default": {"BACKEND": "mica.caches.ResilientRedisCache", "LOCATION": CLOSED_PORT},
+            "fragments": {"BACKEND": "mica.caches.ResilientRedisCache", "LOCATION": CLOSED_PORT},
+        }
+    ):
+        response = client.get("/healthz")
     assert response.status_code == 503
-    body = response.json()
-    assert body["status"] == "unavailable"
-    assert body["checks"]["broker"]["ok"] is False
-    assert "Connection" in body["checks"]["broker"]["error"]
+    assert response.json()["checks"]["cache"]["ok"] is False
+    assert response.json()["checks"]["database"]["ok"] is True
+
+
+@pytest.fixture
+def staff_client(client):
+    client.force_login(StaffFactory(username="clerk"))
+    return client
+
+
+def test_the_admin_shows_the_system_problems_in_english(
+    staff_client, worker_needed, nothing_published
+):
+    page = staff_client.get("/admin/").content.decode()
+    assert 'class="system-problems"' in page
+    assert "The system needs attention" in page
+    assert "No worker has ever reported a heartbeat" in page
+    assert "No export set is published: the downloads page offers no files." in page
+
+
+def test_the_korean_admin_shows_them_in_korean(staff_client, worker_needed, nothing_published):
+    page = staff_client.get("/ko/admin/").content.decode()
+    assert '<html lang="ko"' in page
+    assert "시스템 점검이 필요합니다" in page
+    assert "워커가 하트비트를 한 번도 보내지 않았습니다" in page
+    assert "공개된 내보내기 묶음이 없어" in page
+    assert "No worker has ever" not in page
+
+
+def test_the_banner_is_for_staff_and_only_when_something_is_wrong(client, staff_client):
+    # The test suite's embedded layer runs jobs inline: nothing to report of the worker.
+    system_problems_forget()
+    page = staff_client.get("/admin/").content.decode()
+    assert ("system-problems" in page) == bool(client.get("/healthz/system").json()["problems"])
+    client.logout()
+    assert "system-problems" not in client.get("/admin/login/").content.decode()
+
+
+def test_the_banner_reuses_its_report_for_a_few_seconds(
+    staff_client, worker_needed, nothing_published, django_assert_max_num_queries
+):
+    staff_client.get("/admin/")
+    with django_assert_max_num_queries(30) as first:
+        staff_client.get("/admin/")
+    system_problems_forget()
+    with django_assert_max_num_queries(60) as afresh:
+        staff_client.get("/admin/")
+    assert len(afresh.captured_queries) > len(first.captured_queries)
