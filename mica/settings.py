@@ -220,15 +220,9 @@ PAGE_CACHE_SECONDS = int(os.environ.get("MICA_PAGE_CACHE_SECONDS", "600"))
 # or missing the page cache leaves them warm. The lifetime bounds how long entries of
 # old revisions linger. 0: off.
 FRAGMENT_CACHE_SECONDS = int(os.environ.get("MICA_FRAGMENT_CACHE_SECONDS", "86400"))
-# Replaced whenever the content revisions move (mica.content.revision); every process
-# that writes content or serves baked pages must see the same file.
-CONTENT_REVISION_STAMP = Path(
-    os.environ.get("MICA_CONTENT_REVISION_STAMP", VAR_DIR / "content-revision")
-)
-
 # Anonymous public pages baked into files after each content change (mica.site.bake)
-# and answered from them in front of Django (mica.site.baked). Shared by the web
-# processes and the worker, as the exports are.
+# and answered from them in front of Django (mica.site.baked). Each node keeps its own
+# copy of the published bake here (mica.content.builds); nothing in it needs to be shared.
 PAGE_BAKE_DIR = Path(os.environ.get("MICA_PAGE_BAKE_DIR", VAR_DIR / "pages"))
 # Pages the last change affected are rendered live meanwhile, so the delay costs speed
 # only, never freshness.
@@ -297,6 +291,8 @@ BEAT_SCHEDULE_FILE = VAR_DIR / "beat-schedule"
 
 # --- Exports ----------------------------------------------------------------
 
+# Where this node writes export sets and keeps its copy of the published one
+# (mica.content.builds).
 EXPORT_DIR = Path(os.environ.get("MICA_EXPORT_DIR", VAR_DIR / "exports"))
 # A burst of edits within this many seconds yields one regeneration.
 EXPORT_DEBOUNCE_SECONDS = int(os.environ.get("MICA_EXPORT_DEBOUNCE_SECONDS", "20"))
@@ -335,7 +331,35 @@ STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("MICA_STATIC_ROOT", VAR_DIR / "static"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Published builds (the export sets, the baked pages): immutable files in an object store
+# that every node reaches, published by a pointer in the database (mica.content.builds).
+# With MICA_S3_BUCKET, S3-compatible storage (credentials from AWS_ACCESS_KEY_ID and
+# AWS_SECRET_ACCESS_KEY, as boto3 reads them); without, a directory under var/ that only
+# this machine sees: the embedded default, one node.
+S3_BUCKET = os.environ.get("MICA_S3_BUCKET", "")
+if S3_BUCKET:
+    BUILD_STORE = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": S3_BUCKET,
+            "endpoint_url": os.environ.get("MICA_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("MICA_S3_REGION") or None,
+            "location": os.environ.get("MICA_S3_PREFIX", "mica"),
+            "default_acl": None,
+            "querystring_auth": True,
+            "file_overwrite": True,  # objects are named by their digest: same name, same bytes
+        },
+    }
+else:
+    BUILD_STORE = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": VAR_DIR / "store"},
+    }
+# How many web nodes serve the site: more than one needs the object store (a startup
+# check refuses node-local builds then).
+WEB_NODES = int(os.environ.get("MICA_WEB_NODES", "1"))
 STORAGES = {
+    "builds": BUILD_STORE,
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": (

@@ -9,6 +9,6 @@ class ContentConfig(AppConfig):
 
     def ready(self):
         # Imported once the app registry is ready, as models must be.
-        from mica.content import changes
+        from mica.content import builds, changes  # noqa: F401 - builds registers its check
 
         changes.connect()

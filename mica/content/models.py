@@ -43,3 +43,42 @@ class LoadedRecord(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class PublishedBuild(models.Model):
+    """One build of published files (the export set, the baked pages), as stored in the
+    build store (mica.content.builds): every file by its SHA-256, and what readers learn of it
+    without the files."""
+
+    kind = models.CharField(_("kind"), max_length=20)
+    name = models.CharField(_("name"), max_length=120, unique=True)
+    # The content revision (revision.GLOBAL) read before the build began: publication
+    # never moves a pointer back to a build made from older content.
+    revision = models.PositiveBigIntegerField(_("content revision"))
+    files = models.JSONField(_("files"), default=dict)
+    summary = models.JSONField(_("summary"), default=dict)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("published build")
+        verbose_name_plural = _("published builds")
+
+    def __str__(self):
+        return f"{self.kind} {self.name}"
+
+
+class PublishedPointer(models.Model):
+    """Which build of a kind readers are served: publication moves this row, nothing else."""
+
+    kind = models.CharField(_("kind"), max_length=20, primary_key=True)
+    build = models.ForeignKey(
+        PublishedBuild, on_delete=models.PROTECT, verbose_name=_("published build")
+    )
+    moved_at = models.DateTimeField(_("moved at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("published pointer")
+        verbose_name_plural = _("published pointers")
+
+    def __str__(self):
+        return f"{self.kind} -> {self.build.name}"

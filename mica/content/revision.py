@@ -5,18 +5,16 @@ Pages are cached under the revisions of the tables they read
 it and leaves every other cached page alone. mica.content.changes watches the
 writes and moves the revisions of the tables written after each commit.
 
-Every move also replaces a small stamp file (settings.CONTENT_REVISION_STAMP): a
-reader in front of Django (the baked pages, mica.site.baked) learns that the
-revisions moved from one stat() and reads them again only then.
+Every move also moves one more row, GLOBAL, the revision of the content as a whole: a
+reader in front of Django (the baked pages, mica.site.baked), on any node, learns that
+something moved from one read of that row and reads every revision again only then.
+Builds (mica.content.builds) are ordered by it.
 """
 
 import datetime
-import os
-import uuid
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -29,6 +27,9 @@ NO_REVISION = (0, datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC))
 # not count yet: the outermost atomic block of that transaction.
 PENDING_ATTRIBUTE = "mica_content_pending"
 REVISIONS_SQL = f"SELECT table_name, number, changed_at FROM {TableRevision._meta.db_table}"
+# The row that moves with every commit that moves any table's.
+GLOBAL = "*"
+GLOBAL_SQL = f"SELECT number FROM {TableRevision._meta.db_table} WHERE table_name = %s"
 
 
 def _moment(changed_at):
@@ -91,6 +92,7 @@ def revisions_bump(tables):
     setattr(connection, PENDING_ATTRIBUTE, None)
     if not tables:
         return
+    tables = {*tables, GLOBAL}
     now = timezone.now()
     try:
         with transaction.atomic():
@@ -107,28 +109,16 @@ def revisions_bump(tables):
         if TableRevision._meta.db_table in connection.introspection.table_names():
             raise
         return
-    revision_stamp_move()
 
 
-def revision_stamp_move():
-    """Replace the stamp file: a new file, so its identity changes with every move.
-
-    Written after the revisions' transaction committed, so whoever sees the new stamp
-    reads the new revisions.
-    """
-    stamp = settings.CONTENT_REVISION_STAMP
-    written = stamp.with_name(f".{stamp.name}-{uuid.uuid4().hex}")
-    written.write_text(uuid.uuid4().hex)
-    os.replace(written, stamp)
-
-
-def revision_stamp():
-    """The stamp's identity, which changes whenever the revisions move (None before any)."""
-    try:
-        found = os.stat(settings.CONTENT_REVISION_STAMP)
-    except OSError:
-        return None
-    return (found.st_ino, found.st_mtime_ns, found.st_dev)
+def revision_global():
+    """The revision of the content as a whole: one indexed read of one row, cheap enough
+    for every request a baked page answers."""
+    connection = connections[TableRevision.objects.db]
+    with connection.cursor() as cursor:
+        cursor.execute(GLOBAL_SQL, [GLOBAL])
+        row = cursor.fetchone()
+    return row[0] if row else NO_REVISION[0]
 
 
 def revision_pending_mark(connection):

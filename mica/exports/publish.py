@@ -1,21 +1,22 @@
 """Build the export set in a fresh directory, validate it, then publish it in one step.
 
-Under settings.EXPORT_DIR, as mica.published_dirs lays it out: a build is complete
-with its manifest.json. A build that fails any check is deleted and `current` is
-left exactly as it was.
+Written under settings.EXPORT_DIR, as mica.published_dirs lays it out (a build is
+complete with its manifest.json), then published through mica.content.builds: the files stored
+in the build store and the pointer moved in the database. A build that fails any check
+is deleted and the published set is left exactly as it was.
 """
 
 import hashlib
 import json
 import shutil
-from pathlib import Path
 
-from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from governance.gate import gate_recompute_all
 from governance.selectors import cells_stale_exist, correction_log
+from mica.content.builds import build_publish, file_digest
+from mica.content.revision import GLOBAL, NO_REVISION, revisions_read
 from mica.exports import documents
 from mica.exports.holdout import holdout_needles, holdout_scan
 from mica.exports.registry import (
@@ -25,24 +26,13 @@ from mica.exports.registry import (
     BuildContext,
     site_url,
 )
+from mica.exports.selectors import EXPORT_KIND, export_root
 from mica.exports.validation import ExportRefused, SchemaCheck
 from mica.methodology.selectors import edition_current
-from mica.published_dirs import build_dir_new, builds_prune, dir_switch
+from mica.published_dirs import build_dir_new, builds_prune
 from mica.text import lazy_format
 
 KEEP_BUILDS = 3
-
-
-def export_root():
-    return Path(settings.EXPORT_DIR)
-
-
-def _digest(path):
-    sha = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while block := stream.read(1 << 20):
-            sha.update(block)
-    return sha.hexdigest()
 
 
 def _write_files(build, context, progress):
@@ -55,7 +45,7 @@ def _write_files(build, context, progress):
         context.written[export.name] = {
             "name": export.name,
             "size": path.stat().st_size,
-            "sha256": _digest(path),
+            "sha256": file_digest(path),
             "media_type": export.media_type,
             "title": documents.bilingual(export.title),
         }
@@ -110,6 +100,31 @@ def _manifest(context, job_run_id):
     }
 
 
+def _publish(root, build, manifest, revision, *, force=False):
+    files = {entry["name"]: entry["sha256"] for entry in manifest["files"]}
+    files[MANIFEST] = file_digest(build / MANIFEST)
+    published = build_publish(
+        kind=EXPORT_KIND,
+        root=root,
+        directory=build,
+        files=files,
+        revision=revision,
+        summary=manifest,
+        force=force,
+    )
+    if published is None:
+        # A set made from newer content was published meanwhile: it stays.
+        shutil.rmtree(build, ignore_errors=True)
+
+
+def exports_publish_restored(build):
+    """Publish a backup's export set, staged in `build` under the export root: older
+    content brought back on purpose, so it replaces whatever is published."""
+    manifest = json.loads((build / MANIFEST).read_text(encoding="utf-8"))
+    revision = revisions_read().get(GLOBAL, NO_REVISION)[0]
+    _publish(export_root(), build, manifest, revision, force=True)
+
+
 def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, message="": None):
     """Write, check and publish the export set of the current edition; return its manifest."""
     edition = edition_current()
@@ -119,6 +134,7 @@ def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, messa
     if cells_stale_exist():
         progress(1, _("Recomputing the gate cells the last change left stale"))
         gate_recompute_all()
+    revision = revisions_read().get(GLOBAL, NO_REVISION)[0]
     root = export_root()
     build = build_dir_new(root, job_run_id or "inline")
     checks = SchemaCheck()
@@ -132,7 +148,8 @@ def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, messa
         checks.raise_if_invalid()
         with open(build / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False, indent=1)
-        dir_switch(root, build)
+        progress(92, _("Storing the export set"))
+        _publish(root, build, manifest, revision)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise

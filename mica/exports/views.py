@@ -1,5 +1,3 @@
-import hashlib
-
 from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.utils import translation
@@ -8,14 +6,15 @@ from django.utils.http import http_date
 from django.views.decorators.http import condition, require_safe
 
 from mica.exports.registry import MANIFEST
-from mica.exports.selectors import export_current, export_file_get
+from mica.exports.selectors import export_file_get, export_file_open, export_published
 
 MEDIA_CHARSETS = {"text/", "application/json", "application/ld+json", "application/atom+xml"}
 
 
 @require_safe
 def downloads(request):
-    directory, manifest = export_current()
+    build = export_published()
+    manifest = build.summary if build else None
     language = translation.get_language()
     files = []
     if manifest:
@@ -31,19 +30,21 @@ def downloads(request):
 
 
 def _published(name):
-    """(path, etag, media type, last modified) of a published file; 404 for anything else."""
-    directory, manifest = export_current()
-    if manifest is None:
+    """(name, etag, media type, last modified) of a published file; 404 for anything else.
+
+    Read from the pointer in the database, so every node answers the same set with the
+    same ETag as soon as it is published."""
+    build = export_published()
+    if build is None or name not in build.files:
         raise Http404
+    manifest = build.summary
     generated = parse_datetime(manifest["generated_at"])
     if name == MANIFEST:
-        path = directory / MANIFEST
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        return path, digest, "application/json", generated
+        return name, build.files[name], "application/json", generated
     entry = export_file_get(manifest, name)
     if entry is None:
         raise Http404
-    return directory / name, entry["sha256"], entry["media_type"], generated
+    return name, entry["sha256"], entry["media_type"], generated
 
 
 def _published_once(request, name):
@@ -72,10 +73,13 @@ def download_file(request, name):
     published = _published_once(request, name)
     if published is None:
         raise Http404
-    path, _digest, media_type, generated = published
+    _name, _digest, media_type, generated = published
+    stream = export_file_open(name)
+    if stream is None:  # replaced by a set without it since the ETag was read
+        raise Http404
     if any(media_type.startswith(prefix) for prefix in MEDIA_CHARSETS):
         media_type += "; charset=utf-8"
-    response = FileResponse(open(path, "rb"), content_type=media_type)
+    response = FileResponse(stream, content_type=media_type)
     response["Content-Disposition"] = f'inline; filename="{name}"'
     response["Cache-Control"] = "public, max-age=300"
     response["Last-Modified"] = http_date(generated.timestamp())

@@ -55,10 +55,9 @@ from django.utils.translation import gettext as _
 
 from mica.content.changes import revisions_bump_all
 from mica.errors import DomainError
-from mica.exports.publish import export_root
+from mica.exports.publish import exports_publish_restored
 from mica.exports.registry import MANIFEST as EXPORT_MANIFEST
-from mica.exports.selectors import export_current
-from mica.published_dirs import dir_switch
+from mica.exports.selectors import export_file_open, export_published, export_root
 
 BACKUP_MANIFEST = "backup.json"
 FORMAT = "mica-backup"
@@ -373,19 +372,20 @@ def _pg_restore(dump, dump_tables):
 
 def _exports_copy(target):
     """Copy the published set to `target`; None when nothing has been published yet."""
-    directory, manifest = export_current()
-    if directory is None:
+    published = export_published()
+    if published is None:
         return None
+    manifest = published.summary
     target.mkdir()
     try:
-        for entry in manifest["files"]:
-            shutil.copyfile(directory / entry["name"], target / entry["name"])
-            if _digest(target / entry["name"]) != entry["sha256"]:
+        for name, sha256 in published.files.items():
+            with export_file_open(name) as source, open(target / name, "wb") as copy:
+                shutil.copyfileobj(source, copy, 1 << 20)
+            if _digest(target / name) != sha256:
                 raise BackupRefused(
                     _("%(name)s in the published export set does not match its checksum.")
-                    % {"name": entry["name"]}
+                    % {"name": name}
                 )
-        shutil.copyfile(directory / EXPORT_MANIFEST, target / EXPORT_MANIFEST)
     except FileNotFoundError as error:
         raise BackupRefused(
             _("The published export set was replaced while it was copied; run the backup again.")
@@ -695,7 +695,7 @@ def backup_restore(*, source, progress=_silent, confirm=lambda manifest: True):
         raise
     if build is not None:
         progress(85, _("Publishing the export set"))
-        dir_switch(export_root(), build)
+        exports_publish_restored(build)
     else:
         progress(85, _("The backup holds no export set; the published set was left as it was"))
     progress(95, _("Moving the content revision"))

@@ -2,9 +2,9 @@
 
 After each committed content change (debounced as the exports are), a job renders
 every location of the sitemap through the whole Django stack, as an anonymous reader
-gets it, into a fresh directory; checks it; and publishes it with one atomic switch
-(mica.published_dirs). mica.site.baked answers from the published set in front of
-Django.
+gets it, into a fresh directory; checks it; and publishes it (mica.content.builds: every file
+stored once in the build store, then the pointer moved in the database).
+mica.site.baked answers in front of Django from each node's copy of the published build.
 
 A build holds `pages.json` (its marker) and one file a page. For each page the
 manifest keeps its response headers and the tables it read; for the whole build, the
@@ -37,15 +37,18 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.views import task_details_prepare
+from mica.content.builds import build_publish, file_digest
 from mica.content.page_cache import BAKE_RECORD, PageRecord, page_storable
-from mica.content.revision import revisions_read
+from mica.content.revision import GLOBAL, NO_REVISION, revisions_read
 from mica.errors import DomainError
 from mica.exports.holdout import holdout_hits, holdout_needles, holdout_patterns
-from mica.published_dirs import build_dir_new, builds_prune, dir_current, dir_switch
+from mica.published_dirs import build_dir_new, builds_prune, dir_current
 from mica.site.sitemaps import SITEMAPS
 from mica.text import lazy_format
 
 MANIFEST = "pages.json"
+# The kind of build the pointer of the baked pages names (mica.content.builds).
+BUILD_KIND = "pages"
 KEEP_BUILDS = 2
 # Pages a process renders between two progress reports.
 BATCH = 100
@@ -156,9 +159,10 @@ class _Build:
     def __init__(self, root, prefix):
         self.directory = build_dir_new(root, prefix)
         self.pages, self.live = {}, []
+        read = revisions_read()
+        self.revision = read.get(GLOBAL, NO_REVISION)[0]
         self.revisions = {
-            table: [number, changed_at.isoformat()]
-            for table, (number, changed_at) in revisions_read().items()
+            table: [number, changed_at.isoformat()] for table, (number, changed_at) in read.items()
         }
 
     def manifest(self):
@@ -371,7 +375,8 @@ def pages_bake(*, paths=None, job_run_id=None, progress=lambda percent, message=
         manifest = build.manifest()
         with open(build.directory / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False)
-        dir_switch(root, build.directory)
+        progress(92, _("Storing the baked pages"))
+        _publish(root, build, manifest)
     except BaseException:
         shutil.rmtree(build.directory, ignore_errors=True)
         raise
@@ -380,6 +385,23 @@ def pages_bake(*, paths=None, job_run_id=None, progress=lambda percent, message=
     builds_prune(root, marker=MANIFEST, keep=KEEP_BUILDS)
     progress(100, _("Published"))
     return manifest
+
+
+def _publish(root, build, manifest):
+    files = {page["file"]: page["sha256"] for page in manifest["pages"].values()}
+    files[MANIFEST] = file_digest(build.directory / MANIFEST)
+    summary = {"pages": len(manifest["pages"]), "live": len(manifest["live"])}
+    published = build_publish(
+        kind=BUILD_KIND,
+        root=root,
+        directory=build.directory,
+        files=files,
+        revision=build.revision,
+        summary=summary,
+    )
+    if published is None:
+        # A bake of newer content was published meanwhile: this one is not wanted.
+        shutil.rmtree(build.directory, ignore_errors=True)
 
 
 def bake_current():

@@ -7,9 +7,12 @@ Everything else goes to Django: signed-in readers and anyone carrying messages, 
 query strings, the admin, the API, pages the bake left live, and any page one of whose
 tables has moved since the bake read it, until the next bake is published.
 
-Per request this costs two system calls: a stat() of the content revision stamp and a
-readlink() of the published bake. The manifest is read again when the bake changes,
-the table revisions when the stamp does.
+Per request this costs one read of one row in the database (the content's global
+revision, which every commit on any node moves) and a readlink() of this node's copy of
+the published bake. The manifest is read again when the copy changes, the table
+revisions when the global revision does. The copy follows the published pointer in a
+thread of its own (mica.content.builds.Follower); until it has, the older copy serves the pages
+whose tables have not moved since, which are the same bytes.
 """
 
 import json
@@ -20,13 +23,15 @@ import time
 
 from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
-from django.db import DatabaseError
+from django.db import DatabaseError, connections
 from django.http import parse_cookie
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import parse_etags, parse_http_date_safe
 
-from mica.content.revision import NO_REVISION, revision_stamp, revisions_read
-from mica.site.bake import MANIFEST, bake_root
+from mica.content.builds import Follower
+from mica.content.models import TableRevision
+from mica.content.revision import NO_REVISION, revision_global, revisions_read
+from mica.site.bake import BUILD_KIND, MANIFEST, bake_root
 
 logger = logging.getLogger(__name__)
 
@@ -132,14 +137,26 @@ def _revisions_now():
         return None
 
 
+def _global_now():
+    """The content's global revision, or None when the database cannot say (Django answers)."""
+    try:
+        return revision_global()
+    except DatabaseError:
+        # The connection may be broken for good (a restarted server): the next request
+        # opens another.
+        connections[TableRevision.objects.db].close_if_unusable_or_obsolete()
+        return None
+
+
 class BakedPages:
     """WSGI middleware: baked pages from their files, everything else from `application`."""
 
     def __init__(self, application):
         self.application = application
         self._lock = threading.Lock()
-        self._seen = (None, None)  # (published bake's target, revision stamp)
+        self._seen = (None, None)  # (this node's copy of the bake, global revision)
         self._published = None
+        self._follower = Follower(BUILD_KIND, bake_root, MANIFEST)
 
     def __call__(self, environ, start_response):
         page = self._page(environ) if _eligible(environ) else None
@@ -159,7 +176,11 @@ class BakedPages:
         return published.fresh(environ.get("PATH_INFO", ""))
 
     def _published_now(self):
-        seen = (_link_target(), revision_stamp())
+        self._follower.poke()
+        revision = _global_now()
+        if revision is None:
+            return None
+        seen = (_link_target(), revision)
         if seen == self._seen:
             return self._published
         with self._lock:
@@ -180,7 +201,7 @@ class BakedPages:
         if published is not None:
             published.follow(_revisions_now())
             if published.moved is None:
-                seen = (target, "revisions unread")  # no stamp equals it: read again next time
+                seen = (target, "revisions unread")  # no revision equals it: read again next time
         # The bake first: a thread that sees the new `_seen` must find it.
         self._published, self._seen = published, seen
 

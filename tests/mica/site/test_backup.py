@@ -268,8 +268,9 @@ def test_a_backup_before_any_export_restores_the_database_and_leaves_the_exports
     sqlite_site, tmp_path
 ):
     site, _backup = sqlite_site
-    unpublished = Site(site.var_dir)
-    unpublished.env["MICA_EXPORT_DIR"] = str(tmp_path / "no-exports-yet")
+    # What is published is the database's to say (its pointer), whatever a node's disk holds.
+    unpublished = Site(tmp_path / "no-exports-yet")
+    unpublished.manage("migrate", "--no-input")
     output = unpublished.manage("backup", "--output", str(tmp_path))
     assert "No export set has been published yet" in output
     backup = next(tmp_path.glob("mica-backup-*"))

@@ -88,7 +88,6 @@ def site(django_app):
 @pytest.fixture
 def baking(settings, tmp_path, canonical_content, page_cache, django_capture_on_commit_callbacks):
     settings.PAGE_BAKE_DIR = tmp_path / "pages"
-    settings.CONTENT_REVISION_STAMP = tmp_path / "content-revision"
     cache.clear()
 
     def committed(change):
