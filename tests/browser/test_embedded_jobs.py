@@ -112,11 +112,12 @@ def _healthy(base):
         with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
             if response.status != 200:
                 return False
+    except OSError:  # not listening yet, or an HTTP error
+        return False
+    try:
         with urllib.request.urlopen(f"{base}/healthz/system", timeout=5) as response:
             system = json.load(response)
-    except urllib.error.HTTPError as answer:
-        if answer.code != 503 or not answer.url.endswith("/healthz/system"):
-            return False
+    except urllib.error.HTTPError as answer:  # 503 with the problems, worker or other
         system = json.load(answer)
     except OSError:
         return False
