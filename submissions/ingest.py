@@ -5,23 +5,31 @@ types (a number sent as a string, a boolean as 1, an unknown field, NaN, infinit
 or a negative cost is refused there, by name); the `_check_*` rules check the
 method's rules and name the one that failed. A batch is stored in one
 transaction: one refused attempt, or one attempt id given twice, stores none.
+
+A batch is judged as a whole, at the speed of the database: the shapes of all its
+records first (they read nothing), then one read of what the database holds for the
+whole batch (`OnFile`: snapshots, attempts on file, task versions, markets,
+situations), then each attempt's rules in batch order against that read, so the
+refusal is the one an attempt-by-attempt walk would meet first, with its index. What
+passes is stored with one bulk insert a table, and its cells are announced once.
 """
 
 import hashlib
 import json
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from catalogue.access import task_versions_visible
-from catalogue.models import APPLYING, TaskVersion
+from catalogue.models import APPLYING, MarketApplicability
 from markets.models import IntegrationSituation
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.vocabulary import PROOF_OF_SUCCESS, EvidenceType
 from submissions.models import (
+    COUNTED,
     Attempt,
     AttemptClass,
     EvidenceRecord,
@@ -446,52 +454,34 @@ def _check_success(data):
         )
 
 
-def _snapshot(data):
-    try:
-        return SystemSnapshot.objects.select_related("system").get(
-            system__slug=data["snapshot"]["system"], version=data["snapshot"]["version"]
-        )
-    except SystemSnapshot.DoesNotExist:
+def _snapshot(data, on_file):
+    snapshot = on_file.snapshots.get((data["snapshot"]["system"], data["snapshot"]["version"]))
+    if snapshot is None:
         refuse("unknown-snapshot", _("No registered snapshot has that system and version."))
+    return snapshot
 
 
-def _resolve(data, actor):
-    try:
-        # A holdout task the actor may not see gets the answer a task that does not exist
-        # gets, so its ids cannot be probed.
-        version = (
-            task_versions_visible(actor)
-            .select_related("definition__family")
-            .get(definition__slug=data["task"], version=data["task_version"])
-        )
-    except TaskVersion.DoesNotExist:
+def _resolve(data, on_file):
+    # A holdout task the actor may not see gets the answer a task that does not exist
+    # gets, so its ids cannot be probed (OnFile reads only the versions they may see).
+    version = on_file.versions.get((data["task"], data["task_version"]))
+    if version is None:
         refuse("unknown-task-version", _("No task has that id and version."))
-    applicable = (
-        version.applicability.filter(market__code=data["market"])
-        .filter(status__in=APPLYING)
-        .select_related("market")
-        .first()
-    )
-    if applicable is None:
+    market = on_file.markets.get((version.pk, data["market"]))
+    if market is None:
         refuse("task-not-in-market", _("The task does not apply in that market."))
-    return version, applicable.market
+    return version, market
 
 
-def _resolve_situations(data, market):
+def _resolve_situations(data, market, on_file):
     codes = data["situations"]
-    found = {
-        s.situation_id: s
-        for s in IntegrationSituation.objects.filter(situation_id__in=codes).select_related(
-            "market_edition__market"
-        )
-    }
     for code in codes:
-        if code not in found:
+        if code not in on_file.situations:
             refuse(
                 "situation-unknown",
                 _("Situation %(id)s is not declared by any market.") % {"id": code},
             )
-        if found[code].market_edition.market_id != market.pk:
+        if on_file.situations[code].market_edition.market_id != market.pk:
             refuse(
                 "situation-market", _("Situation %(id)s belongs to another market.") % {"id": code}
             )
@@ -500,7 +490,8 @@ def _resolve_situations(data, market):
             "situation-missing",
             _("A validated localized attempt must name its integration situations."),
         )
-    return [found[code] for code in codes]
+    # Named twice, linked once.
+    return list({code: on_file.situations[code] for code in codes}.values())
 
 
 def _invalid_reason(data, snapshot):
@@ -556,7 +547,7 @@ def payload_hash(payload):
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _validated(payload):
+def _validated(payload, serializer):
     offered = sorted(SUBMITTER_SCORES & set(payload))
     if offered:
         refuse(
@@ -567,17 +558,111 @@ def _validated(payload):
             )
             % {"fields": ", ".join(offered)},
         )
-    serializer = AttemptSerializer(data=payload)
-    if not serializer.is_valid():
+    try:
+        return serializer.run_validation(payload)
+    except serializers.ValidationError as malformed:
         raise ValidationFailed(
             _("The attempt record is malformed."),
-            field_errors={"rule": ["schema"], **serializer.errors},
+            field_errors={"rule": ["schema"], **malformed.detail},
+        ) from malformed
+
+
+def _shape_checked(payload, serializer):
+    """The record's data once the checks that read no record have passed; the refusal
+    otherwise, kept until the batch reaches this attempt (earlier refusals come first)."""
+    try:
+        if not isinstance(payload, dict):
+            refuse("schema", _("An attempt record is a JSON object."))
+        return _validated(payload, serializer)
+    except ValidationFailed as refused:
+        return refused
+
+
+def _chunks(values, size=5000):
+    """`values` in slices that keep a query's parameters under every database's limit;
+    one slice for any batch the API accepts."""
+    values = sorted(values)
+    return [values[start : start + size] for start in range(0, len(values), size)]
+
+
+class OnFile:
+    """What the database holds for a batch, read once for the whole batch: a constant
+    number of queries, whatever its size. Each map is keyed as an attempt names it."""
+
+    def __init__(self, records, actor):
+        self.snapshots = self._snapshots(records)
+        self.attempts = self._attempts(records, self.snapshots)
+        self.versions = self._versions(records, actor)
+        self.markets = self._markets(records, self.versions)
+        self.situations = self._situations(records)
+
+    @staticmethod
+    def _snapshots(records):
+        named = {(r["snapshot"]["system"], r["snapshot"]["version"]) for r in records}
+        found = SystemSnapshot.objects.select_related("system").filter(
+            system__slug__in={system for system, _version in named},
+            version__in={version for _system, version in named},
         )
-    return serializer.validated_data
+        return {(s.system.slug, s.version): s for s in found}
+
+    @staticmethod
+    def _attempts(records, snapshots):
+        # Attempt ids are the snapshot's own: another operator's ids can be neither read
+        # back nor confirmed to exist.
+        ids = {r["attempt_id"] for r in records}
+        snapshot_ids = {s.pk for s in snapshots.values()}
+        return {
+            (a.snapshot_id, a.attempt_id): a
+            for chunk in _chunks(ids)
+            for a in Attempt.objects.filter(snapshot_id__in=snapshot_ids, attempt_id__in=chunk)
+        }
+
+    @staticmethod
+    def _versions(records, actor):
+        named = {(r["task"], r["task_version"]) for r in records}
+        found = (
+            task_versions_visible(actor)
+            .select_related("definition__family")
+            .filter(
+                definition__slug__in={task for task, _version in named},
+                version__in={version for _task, version in named},
+            )
+        )
+        return {(v.definition.slug, v.version): v for v in found}
+
+    @staticmethod
+    def _markets(records, versions):
+        applying = MarketApplicability.objects.filter(
+            version__in=versions.values(),
+            market__code__in={r["market"] for r in records},
+            status__in=APPLYING,
+        ).select_related("market")
+        return {(a.version_id, a.market.code): a.market for a in applying}
+
+    @staticmethod
+    def _situations(records):
+        codes = {code for r in records for code in r["situations"]}
+        return {
+            s.situation_id: s
+            for chunk in _chunks(codes)
+            for s in IntegrationSituation.objects.filter(situation_id__in=chunk).select_related(
+                "market_edition__market"
+            )
+        }
 
 
-def _store(data, payload, snapshot, version, market, situations, actor):
-    attempt = Attempt.objects.create(
+class NewAttempt:
+    """An attempt that passed every rule, with its parts, ready to be stored."""
+
+    def __init__(self, attempt, data, situations):
+        self.attempt = attempt
+        self.invocations = data["invocations"]
+        self.evidence = data["evidence"]
+        self.situations = situations
+
+
+def _attempt_new(data, payload, snapshot, version, market, situations):
+    attempt = Attempt(
         attempt_id=data["attempt_id"],
         payload_hash=payload_hash(payload),
         snapshot=snapshot,
@@ -606,26 +691,18 @@ def _store(data, payload, snapshot, version, market, situations, actor):
         redacted_trace_id=data["redacted_trace_id"],
         data_status=snapshot.data_status,
     )
-    attempt.situations.set(situations)
-    ModelInvocation.objects.bulk_create(
-        ModelInvocation(attempt=attempt, **i) for i in data["invocations"]
-    )
-    EvidenceRecord.objects.bulk_create(
-        EvidenceRecord(attempt=attempt, **e) for e in data["evidence"]
-    )
-    return attempt
+    return NewAttempt(attempt, data, situations)
 
 
-def attempt_ingest(*, payload, actor):
-    """Check and store one attempt; (attempt, created). Re-sending the same record is a no-op."""
-    if not isinstance(payload, dict):
-        refuse("schema", _("An attempt record is a JSON object."))
-    data = _validated(payload)
-    snapshot = _snapshot(data)
+def _attempt_judged(payload, checked, on_file, actor):
+    """Every rule of the attempt record, in the order they run: (the attempt on file,
+    False) for a record sent again, (a NewAttempt, True) for one to store."""
+    if isinstance(checked, ValidationFailed):
+        raise checked
+    data = checked
+    snapshot = _snapshot(data, on_file)
     _check_actor(data, snapshot, actor)
-    # Attempt ids are the snapshot's own: another operator's ids can be neither read back
-    # nor confirmed to exist.
-    existing = Attempt.objects.filter(snapshot=snapshot, attempt_id=data["attempt_id"]).first()
+    existing = on_file.attempts.get((snapshot.pk, data["attempt_id"]))
     if existing is not None:
         if existing.payload_hash != payload_hash(payload):
             refuse(
@@ -635,9 +712,40 @@ def attempt_ingest(*, payload, actor):
         return existing, False
     _check_costs(data)
     _check_outcome(data)
-    version, market = _resolve(data, actor)
-    situations = _resolve_situations(data, market)
-    return _store(data, payload, snapshot, version, market, situations, actor), True
+    version, market = _resolve(data, on_file)
+    situations = _resolve_situations(data, market, on_file)
+    return _attempt_new(data, payload, snapshot, version, market, situations), True
+
+
+def _store(new_attempts):
+    """The batch's new attempts and their parts, one bulk insert a table."""
+    Attempt.objects.bulk_create([new.attempt for new in new_attempts])
+    ModelInvocation.objects.bulk_create(
+        ModelInvocation(attempt=new.attempt, **invocation)
+        for new in new_attempts
+        for invocation in new.invocations
+    )
+    EvidenceRecord.objects.bulk_create(
+        EvidenceRecord(attempt=new.attempt, **evidence)
+        for new in new_attempts
+        for evidence in new.evidence
+    )
+    Link = Attempt.situations.through
+    Link.objects.bulk_create(
+        Link(attempt_id=new.attempt.pk, integrationsituation_id=situation.pk)
+        for new in new_attempts
+        for situation in new.situations
+    )
+
+
+def attempts_counted(attempts):
+    """The pks of `attempts` that the gate counts (COUNTED), in one query a chunk."""
+    pks = {attempt.pk for attempt in attempts}
+    return {
+        pk
+        for chunk in _chunks(pks)
+        for pk in Attempt.objects.filter(COUNTED, pk__in=chunk).values_list("pk", flat=True)
+    }
 
 
 def _check_batch_ids(payloads):
@@ -654,20 +762,48 @@ def _check_batch_ids(payloads):
         seen.add(attempt_id)
 
 
+def _batch_judged(payloads, actor):
+    """Each attempt judged in batch order; the first refusal names its attempt's index."""
+    serializer = AttemptSerializer()
+    checked = [_shape_checked(payload, serializer) for payload in payloads]
+    on_file = OnFile([c for c in checked if not isinstance(c, ValidationFailed)], actor)
+    judged = []
+    for index, (payload, record) in enumerate(zip(payloads, checked, strict=True)):
+        try:
+            judged.append(_attempt_judged(payload, record, on_file, actor))
+        except ValidationFailed as refused:
+            refused.field_errors = {"index": [index], **refused.field_errors}
+            raise
+    return judged
+
+
 def attempts_ingest_batch(*, payloads, actor):
-    """All or nothing: every attempt is stored, or none is."""
+    """Check and store a batch of attempts, all or nothing: [(attempt, created)] in batch
+    order. Re-sending a record already on file stores nothing (created is False).
+
+    The whole batch is judged against what one read of the database holds, then stored
+    in one bulk insert a table: the cost is the database's, not one round trip an attempt.
+    """
     _check_batch_ids(payloads)
-    results = []
+    try:
+        return _batch_recorded(payloads, actor)
+    except IntegrityError:
+        # Another request stored some of these attempts between this one's read and its
+        # insert (a client's retry racing its first send): read again, they are on file.
+        return _batch_recorded(payloads, actor)
+
+
+def _cells(new_attempts):
+    """The cells (snapshot, market, family) that receive the new attempts."""
+    return sorted({(a.snapshot_id, a.market_id, a.family_id) for a in new_attempts})
+
+
+def _batch_recorded(payloads, actor):
+    """The batch judged and stored in one transaction, its cells announced once."""
     with transaction.atomic():
-        for index, payload in enumerate(payloads):
-            try:
-                results.append(attempt_ingest(payload=payload, actor=actor))
-            except ValidationFailed as refused:
-                refused.field_errors = {"index": [index], **refused.field_errors}
-                raise
+        judged = _batch_judged(payloads, actor)
+        new_attempts = [new for new, created in judged if created]
+        _store(new_attempts)
         # The gate recomputes these cells in this transaction (governance.gate).
-        cells = sorted(
-            {(a.snapshot_id, a.market_id, a.family_id) for a, created in results if created}
-        )
-        attempts_recorded.send(sender=Attempt, cells=cells)
-    return results
+        attempts_recorded.send(sender=Attempt, cells=_cells([new.attempt for new in new_attempts]))
+    return [(new.attempt if created else new, created) for new, created in judged]

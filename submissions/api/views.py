@@ -1,6 +1,12 @@
+from django.conf import settings
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
@@ -8,10 +14,32 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mica.api import NOT_AUTHENTICATED, NOT_JSON, TOO_LARGE_BODY, refusal
-from mica.parsers import BoundedJSONLinesParser, BoundedJSONParser
+from mica.parsers import BoundedJSONLinesParser, BoundedJSONParser, in_request_language
 from submissions.api.examples import attempt_examples
-from submissions.ingest import ATTEMPT_RULES, AttemptSerializer, attempts_ingest_batch
+from submissions.ingest import (
+    ATTEMPT_RULES,
+    AttemptSerializer,
+    attempts_counted,
+    attempts_ingest_batch,
+)
 from submissions.models import InvalidReason
+
+# A batch is judged and stored in one transaction within one request: its size is bounded
+# so that the answer always comes well inside the web server's timeout.
+ATTEMPT_BATCH_MAX_DEFAULT = 1000
+BATCH_TOO_LARGE = _(
+    "A batch holds at most %(maximum)d attempts and this one holds %(count)d: send it in "
+    "batches of %(maximum)d or fewer. Nothing was stored."
+)
+BATCH_MAXIMUM = _(
+    "A batch holds at most %(maximum)d attempts; a larger one is refused with 413 before "
+    "anything is stored."
+)
+
+
+def attempt_batch_max():
+    """The most attempts one request may carry (settings.ATTEMPT_BATCH_MAX)."""
+    return getattr(settings, "ATTEMPT_BATCH_MAX", ATTEMPT_BATCH_MAX_DEFAULT)
 
 
 class RecordedAttemptSerializer(serializers.Serializer):
@@ -55,6 +83,43 @@ def _naming_rules(message, status):
     return lazy(lambda: str(message) % {"rules": rules}, str)()
 
 
+def _with_maximum(message, **params):
+    """`message` in the active language, naming the batch maximum in force."""
+    return lazy(lambda: str(message) % {"maximum": attempt_batch_max(), **params}, str)()
+
+
+# The body limit's answer, and the batch maximum's: both documented under 413.
+TOO_LARGE = refusal(
+    lazy(lambda: f"{TOO_LARGE_BODY.description} {_with_maximum(BATCH_MAXIMUM)}", str)(),
+    [
+        *TOO_LARGE_BODY.examples,
+        OpenApiExample(
+            "too-many-attempts",
+            summary=_("A batch of more attempts than the maximum"),
+            value={
+                "detail": lazy(
+                    lambda: (
+                        str(BATCH_TOO_LARGE)
+                        % {"maximum": attempt_batch_max(), "count": attempt_batch_max() + 1}
+                    ),
+                    str,
+                )()
+            },
+            response_only=True,
+        ),
+    ],
+)
+
+
+RECORDING = _(
+    "Send one attempt record, or a JSON array of them, or a JSON Lines file with one "
+    "record a line (`Content-Type: application/jsonl`): a batch is stored all or "
+    "nothing, and one refused attempt stores none. A refusal names the rule it "
+    "broke in `errors.rule` and the attempt in `errors.index`. Each rule has a request "
+    "example that breaks it and a response example of the same name."
+)
+
+
 class AttemptIngest(APIView):
     """Record attempts: one JSON object, or a list of them stored all or nothing."""
 
@@ -65,13 +130,7 @@ class AttemptIngest(APIView):
 
     @extend_schema(
         summary=_("Record one attempt or a batch of attempts (token authentication)"),
-        description=_(
-            "Send one attempt record, or a JSON array of them, or a JSON Lines file with one "
-            "record a line (`Content-Type: application/jsonl`): a batch is stored all or "
-            "nothing, and one refused attempt stores none. A refusal names the rule it "
-            "broke in `errors.rule` and the attempt in `errors.index`. Each rule has a request "
-            "example that breaks it and a response example of the same name."
-        ),
+        description=lazy(lambda: f"{RECORDING} {_with_maximum(BATCH_MAXIMUM)}", str)(),
         request=AttemptBatchSerializer(),
         responses={
             201: OpenApiResponse(
@@ -88,15 +147,22 @@ class AttemptIngest(APIView):
             403: refusal(
                 _naming_rules(_("The token may not record this attempt: %(rules)s."), 403)
             ),
-            413: TOO_LARGE_BODY,
+            413: TOO_LARGE,
             415: NOT_JSON,
         },
         examples=attempt_examples(),
     )
     def post(self, request):
         payloads = request.data if isinstance(request.data, list) else [request.data]
+        maximum = attempt_batch_max()
+        if len(payloads) > maximum:
+            detail = in_request_language(
+                request, BATCH_TOO_LARGE, maximum=maximum, count=len(payloads)
+            )
+            return Response({"detail": detail}, status=413)
         results = attempts_ingest_batch(payloads=payloads, actor=request.user)
         created = sum(1 for _attempt, was_created in results if was_created)
+        counted = attempts_counted([attempt for attempt, _created in results])
         body = {
             "recorded": created,
             "already_recorded": len(results) - created,
@@ -104,7 +170,7 @@ class AttemptIngest(APIView):
                 {
                     "attempt_id": a.attempt_id,
                     "created": c,
-                    "scored": a.scored_eligible,
+                    "scored": a.pk in counted,
                     "invalid_reason": a.invalid_reason or None,
                 }
                 for a, c in results

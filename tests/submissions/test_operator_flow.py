@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core import mail
 from rest_framework.authtoken.models import Token
 
+from submissions.api.views import attempt_batch_max as maximum
 from submissions.models import Attempt, System, SystemSubmission
 from submissions.system_submissions import system_submission_decide
 from tests.factories import SnapshotFactory, StaffFactory, SystemFactory, UserFactory
@@ -96,6 +97,9 @@ def provoke(api, path, status, name, requests, auth):
         if name != "No-token":
             others["Authorization"] = "Token not-a-token"
         return api.json(path, method="POST", body=valid, headers=others)
+    if status == "413" and name == "Too-many-attempts":
+        # A valid attempt, once more than the documented maximum of a batch.
+        return api.json(path, method="POST", body=[valid[0]] * (maximum() + 1), headers=auth)
     if status == "413":
         raw = b" " * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
         return api.json(path, method="POST", raw=raw, headers=auth)
@@ -166,7 +170,8 @@ def test_an_operator_records_a_batch_and_reads_every_error_from_the_schema(api):
     assert ko_answers["400"]["Schema"] != answers["400"]["Schema"]
     ko_auth = {**token_header(korean, key), "Accept-Language": "ko"}
     read["ko"] = read_every_error(api, ATTEMPTS, ko_requests, ko_answers, ko_auth)
-    assert read["en"] == read["ko"] == len(requests) - 1 + 2 + 1 + 1  # rules; 401s; 413; 415
+    # rules; 401s; 413s (the body, the batch); 415
+    assert read["en"] == read["ko"] == len(requests) - 1 + 2 + 2 + 1
     assert Attempt.objects.count() == 2  # no refusal stored anything
 
     # Sending the batch again records nothing new: the documented 200.
