@@ -6,7 +6,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from mica.jobs.models import JobRun, WorkerHeartbeat
+from mica.jobs.models import BeatLease, JobRun, WorkerHeartbeat
 from mica.jobs.registry import on_demand_jobs
 from mica.jobs.selectors import job_title
 from mica.jobs.services import job_run_enqueue
@@ -47,10 +47,13 @@ class JobRunAdmin(admin.ModelAdmin):
         "progress_bar",
         "message",
         "queued_at",
+        "due_at",
         "started_at",
+        "heartbeat_at",
         "finished_at",
         "attempts",
         "worker",
+        "retry_of",
         "requested_by",
         "arguments",
         "error",
@@ -119,6 +122,17 @@ class JobRunAdmin(admin.ModelAdmin):
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ("hostname", "seen_at")
     readonly_fields = ("hostname", "seen_at")
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(BeatLease)
+class BeatLeaseAdmin(admin.ModelAdmin):
+    """Which beat sends the schedule (mica.jobs.beat); deleting the row lets any take it."""
+
+    list_display = ("name", "holder", "acquired_at", "expires_at")
+    readonly_fields = ("name", "holder", "acquired_at", "expires_at")
 
     def has_add_permission(self, request):
         return False

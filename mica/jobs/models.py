@@ -30,6 +30,23 @@ class JobRun(models.Model):
         pgettext_lazy("number of tries", "attempts"), default=0
     )
     worker = models.CharField(_("worker"), max_length=255, blank=True)
+    # When the run should start: queued_at plus its delay (a debounce, a retry's backoff).
+    # A queued run still waiting well after it is taken for lost and sent again.
+    due_at = models.DateTimeField(_("due"), null=True, blank=True)
+    # The last sign of life of a running run, moved by its reports and by a thread beside
+    # the work; a run whose heartbeat stops has lost its worker (services.job_runs_reap).
+    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
+    # The message that started the run: a redelivery of the same message may start it
+    # again, another message for it (sent again while it waited) may not.
+    delivery = models.CharField(_("delivery"), max_length=255, blank=True)
+    retry_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="retries",
+        verbose_name=_("retry of"),
+    )
     requested_by = models.ForeignKey(
         "auth.User",
         null=True,
@@ -67,3 +84,22 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self):
         return self.hostname
+
+
+class BeatLease(models.Model):
+    """Which beat may send the schedule, and until when: one beat for the whole system.
+
+    A beat holds the lease while it renews it; another beat, on any machine reaching the
+    database, waits until the lease expires or is released (mica.jobs.beat)."""
+
+    name = models.CharField(_("name"), max_length=50, unique=True)
+    holder = models.CharField(_("holder"), max_length=255)
+    acquired_at = models.DateTimeField(_("acquired"))
+    expires_at = models.DateTimeField(_("expires"))
+
+    class Meta:
+        verbose_name = _("beat lease")
+        verbose_name_plural = _("beat leases")
+
+    def __str__(self):
+        return f"{self.name}: {self.holder}"

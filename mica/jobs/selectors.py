@@ -4,7 +4,7 @@ from celery import current_app as celery_app
 from django.db.models import Max
 from django.utils import timezone
 
-from mica.jobs.models import JobRun, WorkerHeartbeat
+from mica.jobs.models import BeatLease, JobRun, WorkerHeartbeat
 
 
 def job_run_list():
@@ -30,3 +30,13 @@ def _tasks():
 def job_title(job_name):
     """A job in words, as its task names itself (`title=` on the task), else its name."""
     return getattr(_tasks().get(job_name), "title", job_name)
+
+
+def job_task(job_name):
+    """The Celery task that runs the job `job_name`, or None if this release has none."""
+    return _tasks().get(job_name)
+
+
+def beat_lease_get(name="beat"):
+    """The lease that names the beat sending the schedule, or None if none was taken."""
+    return BeatLease.objects.filter(name=name).first()
