@@ -1,9 +1,13 @@
 """The persistent outbox: a message is a row first, then a job mails it with retries."""
 
+import datetime
+import logging
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import transaction
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -12,8 +16,19 @@ from catalogue.access import holdout_access
 from catalogue.models import TaskSet
 from catalogue.selectors import review_deciders
 from mica.bilingual import LANGUAGES
+from mica.jobs.services import task_send
 from mica.methodology.models import ChapterItem
 from submissions.models import OutboxMessage, OutboxState
+
+logger = logging.getLogger(__name__)
+
+
+# How many times a message is tried: the first send and outbox_send's retries.
+OUTBOX_MAX_ATTEMPTS = 9
+# A failed message whose retries should long be over (they back off for minutes at most)
+# lost its retry: the sweep sends it again.
+RETRIES_LOST_AFTER = datetime.timedelta(hours=1)
+SWEEP_BATCH = 500
 
 
 def outbox_queue(*, to, subject, body):
@@ -21,16 +36,56 @@ def outbox_queue(*, to, subject, body):
     # Within the app: the task module imports this one as it loads.
     from submissions.tasks import outbox_send
 
-    transaction.on_commit(lambda: outbox_send.delay(message.pk))
+    # A broker that cannot take it leaves the message pending, for the sweep.
+    transaction.on_commit(lambda: task_send(outbox_send, message.pk))
     return message
 
 
+def outbox_sweep(*, now=None):
+    """What beat runs every OUTBOX_SWEEP_INTERVAL seconds: send again what is still
+    waiting. A message pending OUTBOX_SWEEP_AFTER_SECONDS after it was written (its send
+    was refused by a broker that was down, or lost) and a failed one whose retries were
+    lost, each with tries left, go to the mail queue again. Stops at the first refusal:
+    the broker is still down. Returns the ids sent."""
+    # Within the app: the task module imports this one as it loads.
+    from submissions.tasks import outbox_send
+
+    now = now or timezone.now()
+    waiting = OutboxMessage.objects.filter(attempts__lt=OUTBOX_MAX_ATTEMPTS).filter(
+        Q(
+            state=OutboxState.PENDING,
+            created_at__lt=now - datetime.timedelta(seconds=settings.OUTBOX_SWEEP_AFTER_SECONDS),
+        )
+        | Q(state=OutboxState.FAILED, created_at__lt=now - RETRIES_LOST_AFTER)
+    )
+    sent = []
+    for message_id in waiting.order_by("created_at", "pk").values_list("pk", flat=True)[
+        :SWEEP_BATCH
+    ]:
+        if not task_send(outbox_send, message_id):
+            break
+        sent.append(message_id)
+    if sent:
+        logger.warning("Outbox messages sent again: %s", sent)
+    return sent
+
+
 def outbox_deliver(message_id):
-    """Mail one message; a failure is recorded and raised so the job retries it."""
+    """Mail one message; a failure is recorded and raised so the job retries it.
+
+    The try is claimed first (its count moved only if no other delivery moved it since
+    it was read), so two deliveries of one message (the sweep's and a late original)
+    do not both mail it at once."""
     message = OutboxMessage.objects.get(pk=message_id)
     if message.state == OutboxState.SENT:
         return message
-    OutboxMessage.objects.filter(pk=message_id).update(attempts=message.attempts + 1)
+    claimed = (
+        OutboxMessage.objects.filter(pk=message_id, attempts=message.attempts)
+        .exclude(state=OutboxState.SENT)
+        .update(attempts=F("attempts") + 1)
+    )
+    if not claimed:
+        return message
     try:
         send_mail(message.subject, message.body, settings.DEFAULT_FROM_EMAIL, [message.to])
     except OSError as error:

@@ -38,6 +38,21 @@ def outbox_send(message_id):
     outbox_deliver(message_id)
 
 
+@shared_task(
+    name="submissions.tasks.outbox_sweep",
+    ignore_result=True,
+    acks_late=False,
+    title=_("E-mail sweep"),
+)
+def outbox_sweep():
+    """What beat sends every OUTBOX_SWEEP_INTERVAL seconds: the messages still waiting
+    (their send refused by a broker that was down, or lost) go to the mail queue again."""
+    # Within the app: the outbox imports this module as it loads.
+    from submissions.outbox import outbox_sweep as sweep
+
+    sweep()
+
+
 def challenge_confirmation(challenge):
     """Queue the signed link that confirms the challenger's address."""
     # Within the app: these modules import this one as they load.
