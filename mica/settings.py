@@ -21,6 +21,7 @@ import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONCE, NONE, SELF
 from django.utils.translation import gettext_lazy as _
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("MICA_VAR_DIR", BASE_DIR / "var"))
@@ -251,14 +252,63 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# A send that cannot reach the broker gives up within about a second: the request that
+# queued it has committed its rows and answers; the reaper and the outbox sweep send the
+# work when the broker is back (mica.jobs.services.job_runs_reap, submissions.outbox).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+# Three queues. "publish": the bake and the exports, one at a time (a worker of its own at
+# concurrency 1, solo pool, so the bake may fork its renderers), so publications never
+# overlap or finish out of order. "mail": e-mail and the light housekeeping (heartbeats,
+# the reaper, the outbox sweep), never stuck behind a long job. "celery": the rest. A
+# worker started without -Q consumes all three (manage.py serve, the tests' workers).
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = [Queue(name, routing_key=name) for name in ("celery", "publish", "mail")]
+CELERY_TASK_ROUTES = {
+    "mica.site.tasks.pages_bake_run": {"queue": "publish"},
+    "mica.exports.tasks.exports_regenerate": {"queue": "publish"},
+    "mica.exports.tasks.full_regeneration": {"queue": "publish"},
+    "submissions.tasks.outbox_send": {"queue": "mail"},
+    "submissions.tasks.outbox_sweep": {"queue": "mail"},
+    "mica.jobs.tasks.worker_heartbeat": {"queue": "mail"},
+    "mica.jobs.tasks.job_runs_reap": {"queue": "mail"},
+}
 
 WORKER_HEARTBEAT_INTERVAL = int(os.environ.get("MICA_WORKER_HEARTBEAT_INTERVAL", "30"))
-# Older than this, /healthz reports the workers as down.
+# Older than this, /healthz reports the workers as down, and a running job run whose own
+# heartbeat is older is taken for dead and failed by the reaper.
 WORKER_HEARTBEAT_MAX_AGE = int(os.environ.get("MICA_WORKER_HEARTBEAT_MAX_AGE", "120"))
+# How often a running job run proves it is alive (a thread beside the work).
+JOB_HEARTBEAT_SECONDS = int(os.environ.get("MICA_JOB_HEARTBEAT_SECONDS", "10"))
+# A queued run not started this long after it was due is taken for lost and sent again;
+# it never keeps a debounced request from queueing another for longer.
+JOB_START_GRACE_SECONDS = int(os.environ.get("MICA_JOB_START_GRACE_SECONDS", "60"))
+# How many fresh runs the reaper queues, one after another, for a job whose worker died.
+JOB_REAP_RETRIES = int(os.environ.get("MICA_JOB_REAP_RETRIES", "2"))
+JOB_REAP_INTERVAL = int(os.environ.get("MICA_JOB_REAP_INTERVAL", "30"))
+# Outbox messages still pending this long after they were written are sent again.
+OUTBOX_SWEEP_INTERVAL = int(os.environ.get("MICA_OUTBOX_SWEEP_INTERVAL", "60"))
+OUTBOX_SWEEP_AFTER_SECONDS = int(os.environ.get("MICA_OUTBOX_SWEEP_AFTER_SECONDS", "60"))
+# One beat for the whole system: a beat sends the schedule only while it holds a lease
+# in the database, renewed at every tick; another beat waits until it expires.
+CELERY_BEAT_SCHEDULER = "mica.jobs.beat:LeasedScheduler"
+BEAT_LEASE_SECONDS = int(os.environ.get("MICA_BEAT_LEASE_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "mica.jobs.tasks.worker_heartbeat",
         "schedule": float(WORKER_HEARTBEAT_INTERVAL),
+    },
+    "job-runs-reap": {
+        "task": "mica.jobs.tasks.job_runs_reap",
+        "schedule": float(JOB_REAP_INTERVAL),
+    },
+    "outbox-sweep": {
+        "task": "submissions.tasks.outbox_sweep",
+        "schedule": float(OUTBOX_SWEEP_INTERVAL),
     },
     "daily-page-bake": {
         "task": "mica.site.tasks.daily_bake",

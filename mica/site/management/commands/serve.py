@@ -40,12 +40,19 @@ class Command(BaseCommand):
             raise CommandError(f"{', '.join(failed)} stopped; the others were stopped too.")
 
     def _worker(self):
+        return self._start("celery", self.worker_arguments())
+
+    def worker_arguments(self):
         # One process for the worker and its beat: the embedded broker has one consumer,
-        # and the solo pool keeps SQLite to one writer among the jobs.
-        return self._start(
-            "celery",
+        # and the solo pool keeps SQLite to one writer among the jobs. It takes every
+        # queue (publish, mail and the rest), so publications run one at a time as the
+        # publish worker of a deployment runs them, and the bake forks its renderers.
+        # Its beat sends the schedule only while it holds the beat lock (mica.jobs.beat).
+        queues = ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES)
+        return (
             ["-A", "mica", "worker", "--beat", "--pool", "solo", "--loglevel", "INFO"]
-            + ["--schedule", str(settings.BEAT_SCHEDULE_FILE), "--hostname", "embedded@%h"],
+            + ["--queues", queues]
+            + ["--schedule", str(settings.BEAT_SCHEDULE_FILE), "--hostname", "embedded@%h"]
         )
 
     def _web(self, bind, web_workers):
