@@ -38,12 +38,17 @@ def _fast_password_hasher():
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
+def django_db_modify_db_settings(django_db_modify_db_settings):
     from django.conf import settings
 
-    # Content changes queue export regenerations only in the tests that ask for it.
+    # Content changes queue export regenerations and bakes only in the tests that ask for
+    # it; switched off before the test database is made, whose migrations write content.
     settings.EXPORTS_ON_CHANGE = False
     settings.PAGE_BAKE_ON_CHANGE = False
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
     # Loaded once; each test runs in a transaction that is rolled back.
     with django_db_blocker.unblock():
         _load_canonical_content()

@@ -126,7 +126,7 @@ def glossary_term_edit(browser, term, addition):
     """Add `addition` to the term's English definition through its admin change form."""
     change = f"/admin/methodology/glossaryterm/{term.pk}/change/"
     fields = browser.form(change)
-    assert fields["definition_en"] == term.definition_en
+    assert fields.get("definition_en") == term.definition_en, browser.get(change)[1][-3000:]
     fields["definition_en"] = term.definition_en + addition
     fields["_save"] = "Save"
     status, landed, body = browser.post(change, fields)
