@@ -23,3 +23,18 @@ forwarded_allow_ips = os.environ.get("MICA_FORWARDED_ALLOW_IPS", "127.0.0.1")
 # The control socket beside the node's other state: its default, one per user, would be
 # taken by whichever site on the machine started first.
 control_socket = os.path.join(os.environ.get("MICA_VAR_DIR", "var"), "gunicorn.ctl")
+
+
+def on_starting(server):
+    """Refuse to start a node that could serve other readers than its siblings do: with
+    several web nodes, published builds on this node's disk only (mica.E101)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mica.settings")
+    import django
+    from django.core import checks
+
+    django.setup()
+    errors = [m for m in checks.run_checks(tags=["compatibility"]) if m.is_serious()]
+    if errors:
+        for error in errors:
+            server.log.error("%s", error)
+        raise SystemExit(1)

@@ -428,6 +428,9 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # Django's own bound (2.5 MB), stated: it bounds every API body too (mica.parsers).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# A batch of attempts is judged and stored in one transaction within one request: its
+# size is bounded so that the answer always comes well inside the web server's timeout.
+ATTEMPT_BATCH_MAX = int(os.environ.get("MICA_ATTEMPT_BATCH_MAX", "1000"))
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -506,8 +509,8 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = 31536000
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    # The load balancer's health probe reaches /healthz over plain HTTP.
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    # The load balancer's health probe and monitors ask over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^healthz/system$"]
 CSRF_TRUSTED_ORIGINS = _env_list("MICA_CSRF_TRUSTED_ORIGINS", [])
 # No inline script anywhere: every script is a file under static/. A nonce is added
 # only where a page asks for request.csp_nonce (the self-contained 500 page's styles);

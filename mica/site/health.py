@@ -296,8 +296,8 @@ def _job_problems(now):
         )
     stuck = JobRun.objects.filter(
         state=JobState.RUNNING, started_at__lt=now - RUNNING_STUCK_AFTER
-    ) | JobRun.objects.filter(state=JobState.QUEUED, queued_at__lt=now - QUEUED_STUCK_AFTER)
-    for run in stuck.order_by("pk").only("pk", "job_name", "state", "queued_at", "started_at"):
+    ) | JobRun.objects.filter(state=JobState.QUEUED, due_at__lt=now - QUEUED_STUCK_AFTER)
+    for run in stuck.order_by("pk").only("pk", "job_name", "state", "due_at", "started_at"):
         details = {"job": run.job_name, "run": run.pk}
         if run.state == JobState.RUNNING:
             minutes = int((now - run.started_at).total_seconds() // 60)
@@ -307,7 +307,8 @@ def _job_problems(now):
             )
             code = "job-stuck-running"
         else:
-            minutes = int((now - run.queued_at).total_seconds() // 60)
+            # A debounced or backing-off run is not due before its time.
+            minutes = int((now - run.due_at).total_seconds() // 60)
             message = _(
                 "The job “%(job)s” (#%(run)d) has waited in the queue for %(minutes)d "
                 "minutes: no worker took it."

@@ -24,9 +24,6 @@ from submissions.ingest import (
 )
 from submissions.models import InvalidReason
 
-# A batch is judged and stored in one transaction within one request: its size is bounded
-# so that the answer always comes well inside the web server's timeout.
-ATTEMPT_BATCH_MAX_DEFAULT = 1000
 BATCH_TOO_LARGE = _(
     "A batch holds at most %(maximum)d attempts and this one holds %(count)d: send it in "
     "batches of %(maximum)d or fewer. Nothing was stored."
@@ -39,7 +36,7 @@ BATCH_MAXIMUM = _(
 
 def attempt_batch_max():
     """The most attempts one request may carry (settings.ATTEMPT_BATCH_MAX)."""
-    return getattr(settings, "ATTEMPT_BATCH_MAX", ATTEMPT_BATCH_MAX_DEFAULT)
+    return settings.ATTEMPT_BATCH_MAX
 
 
 class RecordedAttemptSerializer(serializers.Serializer):

@@ -19,7 +19,6 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from governance.models import GateCell
-from submissions.api.views import ATTEMPT_BATCH_MAX_DEFAULT
 from submissions.models import Attempt, EvidenceRecord, ModelInvocation
 from submissions.signals import attempts_recorded
 from tests.factories import api_auth, attempt_payload, holdout_keeper, holdout_task
@@ -148,7 +147,9 @@ def test_the_batch_of_the_finding_is_stored_whole_well_inside_the_web_timeout(
 def test_the_default_maximum_is_a_thousand_and_a_batch_over_it_is_413(client, operator):
     """The issue's figure: "the maximum batch size is documented and larger ones get 413
     naming it"."""
-    assert ATTEMPT_BATCH_MAX_DEFAULT == 1000
+    from django.conf import settings
+
+    assert settings.ATTEMPT_BATCH_MAX == 1000
     response = post(client, operator, batch(1001))
     assert response.status_code == 413
     assert response.json() == {

@@ -3,6 +3,10 @@ pointer in the database, and read the same from every node."""
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.db import transaction
@@ -17,6 +21,7 @@ from tests.mica.exports.conftest import assert_intact, published
 from tests.support import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _term_edit(suffix):
@@ -130,3 +135,27 @@ def test_the_baked_pages_reach_another_node_whole(s3_builds, canonical_content, 
         assert hashlib.sha256((copy / relative).read_bytes()).hexdigest() == sha256
     builds = sorted((settings.PAGE_BAKE_DIR / "builds").iterdir())
     assert len(builds) == 2, "the node keeps the copy it serves and the one before, no more"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["manage.py", "check"],
+        ["-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "--bind", "127.0.0.1:0", "mica.wsgi"],
+    ],
+    ids=["check", "gunicorn"],
+)
+def test_several_nodes_refuse_to_start_on_builds_of_their_own_disk(command, tmp_path):
+    """A second node on a store under var/ would serve builds the first never sees."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MICA_")}
+    env.update(MICA_VAR_DIR=str(tmp_path), MICA_WEB_NODES="2")
+    started = subprocess.run(
+        [sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode != 0
+    assert "mica.E101" in started.stdout + started.stderr
+    env["MICA_S3_BUCKET"] = "mica-builds"
+    checked = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stderr
