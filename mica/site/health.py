@@ -22,7 +22,7 @@ from celery import current_app as celery_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
@@ -296,8 +296,13 @@ def _job_problems(now):
         )
     stuck = JobRun.objects.filter(
         state=JobState.RUNNING, started_at__lt=now - RUNNING_STUCK_AFTER
-    ) | JobRun.objects.filter(state=JobState.QUEUED, due_at__lt=now - QUEUED_STUCK_AFTER)
-    for run in stuck.order_by("pk").only("pk", "job_name", "state", "due_at", "started_at"):
+    ) | JobRun.objects.filter(
+        Q(due_at__lt=now - QUEUED_STUCK_AFTER)
+        | Q(due_at__isnull=True, queued_at__lt=now - QUEUED_STUCK_AFTER),
+        state=JobState.QUEUED,
+    )
+    fields = ("pk", "job_name", "state", "queued_at", "due_at", "started_at")
+    for run in stuck.order_by("pk").only(*fields):
         details = {"job": run.job_name, "run": run.pk}
         if run.state == JobState.RUNNING:
             minutes = int((now - run.started_at).total_seconds() // 60)
@@ -308,7 +313,7 @@ def _job_problems(now):
             code = "job-stuck-running"
         else:
             # A debounced or backing-off run is not due before its time.
-            minutes = int((now - run.due_at).total_seconds() // 60)
+            minutes = int((now - (run.due_at or run.queued_at)).total_seconds() // 60)
             message = _(
                 "The job “%(job)s” (#%(run)d) has waited in the queue for %(minutes)d "
                 "minutes: no worker took it."

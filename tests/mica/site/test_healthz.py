@@ -137,8 +137,12 @@ def test_failed_and_stuck_runs_are_named(client):
         job_name="mica.exports.tasks.exports_regenerate", state=JobState.RUNNING
     )
     JobRun.objects.filter(pk=running.pk).update(started_at=now - datetime.timedelta(hours=2))
+    an_hour_ago = now - datetime.timedelta(hours=1)
     queued = JobRun.objects.create(job_name="mica.site.tasks.content_reload")
-    JobRun.objects.filter(pk=queued.pk).update(queued_at=now - datetime.timedelta(hours=1))
+    JobRun.objects.filter(pk=queued.pk).update(queued_at=an_hour_ago, due_at=an_hour_ago)
+    # Queued as long ago, but not due yet (a retry backing off): it waits, it is not stuck.
+    backing_off = JobRun.objects.create(job_name="mica.governance.tasks.gate_rerun")
+    JobRun.objects.filter(pk=backing_off.pk).update(queued_at=an_hour_ago, due_at=now)
 
     system = client.get("/healthz/system")
     assert system.status_code == 503
@@ -149,6 +153,8 @@ def test_failed_and_stuck_runs_are_named(client):
     assert problem(system, "job-failed")["message"]["ko"].startswith("작업 “공개 페이지 정적 생성”")
     assert problem(system, "job-stuck-running")["run"] == running.pk
     assert problem(system, "job-stuck-queued")["run"] == queued.pk
+    stuck_queued = [p for p in system.json()["problems"] if p["code"] == "job-stuck-queued"]
+    assert [p["run"] for p in stuck_queued] == [queued.pk]
     assert client.get("/healthz").status_code == 200
 
     # A later success of the same job clears its failure.
