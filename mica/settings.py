@@ -403,7 +403,7 @@ if S3_BUCKET:
 else:
     BUILD_STORE = {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"location": VAR_DIR / "store"},
+        "OPTIONS": {"location": Path(os.environ.get("MICA_BUILD_STORE_DIR", VAR_DIR / "store"))},
     }
 # How many web nodes serve the site: more than one needs the object store (a startup
 # check refuses node-local builds then).

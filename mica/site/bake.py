@@ -12,6 +12,11 @@ table revisions read before the first page rendered. A page is served from the b
 only while none of its tables has moved since: a change is seen at once, on the pages
 it affects, and the next bake catches up.
 
+A bake is incremental by the same rule: a page of the previous bake none of whose
+tables has moved since is the same bytes a render would give (same code, settings,
+address and day), so its file is linked from there instead of rendered. `full=True`
+renders every page (the daily bake, a restore, on demand).
+
 Left to Django, and so rendered live: pages outside the page cache, pages that hold a
 form, and pages that also show state no table revision follows (the downloads page
 shows the published export set).
@@ -21,7 +26,9 @@ import datetime
 import hashlib
 import io
 import json
+import logging
 import multiprocessing
+import os
 import shutil
 import signal
 import sys
@@ -31,20 +38,24 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.urls import resolve
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.views import task_details_prepare
-from mica.content.builds import build_publish, file_digest
+from mica.content.builds import build_follow, build_publish, file_digest
+from mica.content.fragments import code_digest
 from mica.content.page_cache import BAKE_RECORD, PageRecord, page_storable
+from mica.content.reads import settings_generation
 from mica.content.revision import GLOBAL, NO_REVISION, revisions_read
 from mica.errors import DomainError
 from mica.exports.holdout import holdout_hits, holdout_needles, holdout_patterns
 from mica.published_dirs import build_dir_new, builds_prune, dir_current
 from mica.site.sitemaps import SITEMAPS
 from mica.text import lazy_format
+
+logger = logging.getLogger(__name__)
 
 MANIFEST = "pages.json"
 # The kind of build the pointer of the baked pages names (mica.content.builds).
@@ -158,7 +169,15 @@ class _Build:
 
     def __init__(self, root, prefix):
         self.directory = build_dir_new(root, prefix)
-        self.pages, self.live = {}, []
+        self.pages, self.live, self.reused = {}, [], set()
+        # What, besides the tables, makes a page's bytes: a bake made under other code,
+        # settings, address or day shares none of them.
+        self.made_with = {
+            "code": code_digest(),
+            "settings": settings_generation(),
+            "site_url": settings.SITE_URL,
+            "valid_until": _next_midnight().timestamp(),
+        }
         read = revisions_read()
         self.revision = read.get(GLOBAL, NO_REVISION)[0]
         self.revisions = {
@@ -167,11 +186,11 @@ class _Build:
 
     def manifest(self):
         return {
-            "site_url": settings.SITE_URL,
-            "valid_until": _next_midnight().timestamp(),
+            **self.made_with,
             "revisions": self.revisions,
             "pages": dict(sorted(self.pages.items())),
             "live": sorted(self.live),
+            "rendered": len(self.pages) - len(self.reused),
         }
 
 
@@ -187,12 +206,16 @@ def _bakeable(request, response, record):
     return record.tables is not None and not record.variant and page_storable(request, response)
 
 
-def _written_whole(build):
-    """Every file holds the bytes rendered for it."""
+def _written_whole(build, patterns):
+    """Every file holds the bytes rendered for it, and no page linked from the previous
+    bake shows holdout content as the holdout stands now (rendered ones were scanned as
+    they were rendered)."""
     for path, page in build.pages.items():
         written = (build.directory / page["file"]).read_bytes()
         if hashlib.sha256(written).hexdigest() != page["sha256"]:
             raise BakeRefused(lazy_format(_("%(path)s was not written whole."), path=path))
+        if path in build.reused and holdout_hits(written, patterns):
+            _refuse_if("holdout", path, None)
 
 
 def _renders_the_same(renderer, path, response):
@@ -320,8 +343,55 @@ def _outcome_batches(renderer, directory, paths, patterns):
         pool.join()
 
 
+def _previous_pages(root, build):
+    """(directory, {path: entry}) of the pages of this node's latest bake that are still
+    what a render would give (none of their tables moved since), or (None, {})."""
+    try:
+        build_follow(BUILD_KIND, root, MANIFEST)
+    except (OSError, DatabaseError):
+        logger.exception("the published bake could not be fetched; every page is rendered")
+    directory = bake_current()
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (TypeError, OSError, ValueError):
+        return None, {}
+    if any(manifest.get(key) != value for key, value in build.made_with.items()):
+        return None, {}
+    before, now = manifest["revisions"], build.revisions
+    moved = {table for table in before.keys() | now.keys() if before.get(table) != now.get(table)}
+    pages = {path: e for path, e in manifest["pages"].items() if moved.isdisjoint(e["tables"])}
+    return directory, pages
+
+
+def _reuse(build, directory, entry):
+    """Link a page's file from the previous bake into this one."""
+    target = build.directory / entry["file"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(directory / entry["file"], target)
+    except OSError:  # another file system, or pruned meanwhile: copy what is there
+        shutil.copyfile(directory / entry["file"], target)
+
+
+def _reused_paths(build, paths, previous):
+    """Link every page of `paths` the previous bake still holds as is; return the rest."""
+    directory, pages = previous
+    rest = []
+    for path in paths:
+        entry = pages.get(path)
+        if entry is None:
+            rest.append(path)
+            continue
+        _reuse(build, directory, entry)
+        build.pages[path] = entry
+        build.reused.add(path)
+    return rest
+
+
 def _render_all(build, renderer, paths, patterns, progress):
     done = reported = 0
+    if not paths:
+        return
     for outcomes in _outcome_batches(renderer, build.directory, paths, patterns):
         for kind, path, detail in outcomes:
             _refuse_if(kind, path, detail)
@@ -359,9 +429,18 @@ def _refuse_if(kind, path, status):
         )
 
 
-def pages_bake(*, paths=None, job_run_id=None, progress=lambda percent, message="": None):
-    """Render, check and publish every anonymous page of the sitemap (or only `paths`);
-    return the manifest."""
+def pages_bake(
+    *,
+    paths=None,
+    job_run_id=None,
+    full=False,
+    publish=True,
+    progress=lambda percent, message="": None,
+):
+    """Render, check and publish every anonymous page of the sitemap (or only `paths`),
+    rendering only those whose tables moved since the previous bake unless `full`;
+    return the manifest. Without `publish`, the checked bake is thrown away: its manifest
+    says what it would have published."""
     root = bake_root()
     progress(1, _("Reading the sitemap"))
     paths = sitemap_paths() if paths is None else paths
@@ -369,21 +448,26 @@ def pages_bake(*, paths=None, job_run_id=None, progress=lambda percent, message=
     renderer = _Renderer(settings.SITE_URL)
     build = _Build(root, job_run_id or "inline")
     try:
+        if not full:
+            paths = _reused_paths(build, paths, _previous_pages(root, build))
         _render_all(build, renderer, paths, patterns, progress)
         progress(88, _("Checking the baked pages"))
-        _written_whole(build)
+        _written_whole(build, patterns)
         manifest = build.manifest()
         with open(build.directory / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False)
-        progress(92, _("Storing the baked pages"))
-        _publish(root, build, manifest)
+        if publish:
+            progress(92, _("Storing the baked pages"))
+            _publish(root, build, manifest)
+        else:
+            shutil.rmtree(build.directory)
     except BaseException:
         shutil.rmtree(build.directory, ignore_errors=True)
         raise
     finally:
         _resolved.cache_clear()
     builds_prune(root, marker=MANIFEST, keep=KEEP_BUILDS)
-    progress(100, _("Published"))
+    progress(100, _("Published") if publish else _("Checked; not published"))
     return manifest
 
 

@@ -19,11 +19,15 @@ def content_reload(self, job_run_id):
     job_run_execute(job_run_id, _reload, worker=self.request.hostname or "eager")
 
 
-def _bake(job_run_id, progress):
-    manifest = pages_bake(job_run_id=job_run_id, progress=progress)
+def _bake(job_run_id, progress, *, full=False):
+    manifest = pages_bake(job_run_id=job_run_id, full=full, progress=progress)
     return lazy_format(
-        _("Baked %(count)d pages; %(live)d are rendered live."),
+        _(
+            "Baked %(count)d pages, %(rendered)d of them rendered and the rest unchanged "
+            "since the last bake; %(live)d are rendered live."
+        ),
         count=len(manifest["pages"]),
+        rendered=manifest["rendered"],
         live=len(manifest["live"]),
     )
 
@@ -33,7 +37,7 @@ def pages_bake_run(self, job_run_id):
     """Render, check and publish every anonymous public page as files."""
     job_run_execute(
         job_run_id,
-        lambda _arguments, progress: _bake(job_run_id, progress),
+        lambda arguments, progress: _bake(job_run_id, progress, full=arguments.get("full", False)),
         worker=self.request.hostname or "eager",
         retry_task=self,
     )
@@ -42,8 +46,8 @@ def pages_bake_run(self, job_run_id):
 @shared_task(name="mica.site.tasks.daily_bake", ignore_result=True, title=_("Daily page bake"))
 def daily_bake():
     """What beat sends just after midnight: a bake holds for the day it was made on, as
-    some pages show how old a statement is."""
-    job_run_enqueue(task=pages_bake_run)
+    some pages show how old a statement is. A full one: every page rendered afresh."""
+    job_run_enqueue(task=pages_bake_run, arguments={"full": True})
 
 
 def pages_follow_content(sender, **kwargs):

@@ -1390,6 +1390,16 @@ THROWAWAY = {
         )
         .pk
     ),
+    "jobs.BeatLease": lambda ctx: (
+        _model("jobs.BeatLease")
+        .objects.create(
+            name=f"census-{uuid.uuid4().hex[:8]}",
+            holder="census",
+            acquired_at=datetime.datetime.now(datetime.UTC),
+            expires_at=datetime.datetime.now(datetime.UTC),
+        )
+        .pk
+    ),
     "submissions.Attempt": lambda ctx: an_attempt(ctx).pk,
     "submissions.Challenge": lambda ctx: a_challenge().pk,
     "submissions.OutboxMessage": _create(
@@ -2205,7 +2215,13 @@ def _restore_a_sqlite_copy(ctx, term):
     with closing(sqlite3.connect(database)) as copy:
         connection.connection.backup(copy)
     env = {key: value for key, value in os.environ.items() if not key.startswith("MICA_")}
-    env.update(DJANGO_SETTINGS_MODULE="mica.settings", MICA_VAR_DIR=str(var))
+    # The copy's pointers name builds in this process's build store.
+    store = ctx.settings.STORAGES["builds"]["OPTIONS"]["location"]
+    env.update(
+        DJANGO_SETTINGS_MODULE="mica.settings",
+        MICA_VAR_DIR=str(var),
+        MICA_BUILD_STORE_DIR=str(store),
+    )
 
     def manage(*arguments):
         done = subprocess.run(
@@ -2358,6 +2374,7 @@ DELETABLE = [
     "governance.Appeal",
     "governance.GateCell",
     "governance.PersonDeclaration",
+    "jobs.BeatLease",
     "jobs.JobRun",
     "jobs.WorkerHeartbeat",
     "markets.IntegrationSituation",
@@ -2392,6 +2409,7 @@ ADD_NOT_OFFERED = {
     "governance.GateCell": "gate cells are derived from the attempts by the gate",
     "jobs.JobRun": "job runs are recorded by the jobs they track",
     "jobs.WorkerHeartbeat": "heartbeats are written by the workers",
+    "jobs.BeatLease": "the beat lock is taken and renewed by beat",
     "submissions.Attempt": "attempts arrive through ingestion, where every rule is checked",
     "submissions.Challenge": "challenges are filed through the public form and the API",
     "submissions.OutboxMessage": "notifications are queued by the workflows that send them",
@@ -2408,6 +2426,10 @@ CHANGE_READ_ONLY = {
     "jobs.WorkerHeartbeat": (
         "a heartbeat is written by its worker; the form shows it read-only",
         THROWAWAY["jobs.WorkerHeartbeat"],
+    ),
+    "jobs.BeatLease": (
+        "the beat lock is written by beat; the form shows it read-only",
+        THROWAWAY["jobs.BeatLease"],
     ),
     "submissions.Attempt": ("attempts are immutable once ingested", None),
     "submissions.OutboxMessage": (

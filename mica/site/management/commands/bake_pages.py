@@ -5,15 +5,28 @@ from mica.site.tasks import pages_bake_run
 
 
 class Command(JobCommand):
-    help = "Bake every anonymous public page of the sitemap, check the bake and publish it."
+    help = (
+        "Bake every anonymous public page of the sitemap, check the bake and publish it; "
+        "pages unchanged since the last bake are kept as they are unless --full."
+    )
     job_name = "the page bake"
 
+    def add_arguments(self, parser):
+        super().add_arguments(parser)
+        parser.add_argument(
+            "--full", action="store_true", help="Render every page, changed or not."
+        )
+
+    def handle(self, *args, full=False, **options):
+        self.full = full
+        super().handle(*args, **options)
+
     def queue(self):
-        return job_run_enqueue(task=pages_bake_run)
+        return job_run_enqueue(task=pages_bake_run, arguments={"full": self.full})
 
     def run_here(self):
-        manifest = pages_bake(progress=self.progress)
+        manifest = pages_bake(full=self.full, progress=self.progress)
         return (
-            f"Baked {len(manifest['pages'])} pages into {bake_current()}; "
-            f"{len(manifest['live'])} are rendered live."
+            f"Baked {len(manifest['pages'])} pages into {bake_current()}, "
+            f"{manifest['rendered']} of them rendered; {len(manifest['live'])} are rendered live."
         )
