@@ -362,3 +362,47 @@ def totp_code(device):
 
     code = totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits)
     return f"{code:0{device.digits}d}"
+
+
+# --- Changes a publication must follow ---------------------------------------------
+
+
+def content_changes(rng, lead):
+    """Edits, retirements, holdout moves and publications, one at a time, in an order the
+    seed chooses: (what it is, the change)."""
+    from catalogue.models import TaskDefinition
+    from catalogue.services import task_retire
+    from mica.methodology.models import Edition
+    from mica.methodology.services import edition_publish, edition_start_draft
+
+    def public_task():
+        tasks = TaskDefinition.objects.filter(
+            task_set="public", lifecycle__in=["candidate", "validated"]
+        )
+        return rng.choice(list(tasks.order_by("slug")))
+
+    def edit():
+        version = public_task().current_version
+        version.title_en += " Edited."
+        version.save()
+
+    def retire():
+        task_retire(definition_id=public_task().pk, actor=lead, reason="Superseded.")
+
+    def to_holdout():
+        # A queryset update: no signal, only the SQL says what changed.
+        TaskDefinition.objects.filter(pk=public_task().pk).update(task_set="holdout")
+
+    def publication():
+        edition = Edition.objects.order_by("-pk").first()
+        if edition.status == "published":
+            edition = edition_start_draft(
+                source=edition,
+                slug=f"preview-0.{edition.pk + 1}",
+                label_en=f"Preview {edition.pk + 1}",
+                label_ko=f"프리뷰 {edition.pk + 1}",
+            )
+        edition_publish(edition_id=edition.pk, actor=lead)
+
+    changes = {"edit": edit, "retire": retire, "holdout": to_holdout, "publication": publication}
+    return [(name, changes[name]) for name in rng.choices(sorted(changes), k=5)]

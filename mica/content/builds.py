@@ -80,6 +80,32 @@ def _objects_put(directory, files, known):
     return len(missing)
 
 
+def build_made_with(**more):
+    """What, besides the tables it read, makes a file of a build what it is: the code, the
+    settings, the public address (and what the caller adds). A build made with other ones
+    shares no file with a new one; one made with these shares every file whose tables
+    have not moved since (tables_moved)."""
+    from mica.content.fragments import code_digest
+    from mica.content.reads import settings_generation
+
+    return {
+        "code": code_digest(),
+        "settings": settings_generation(),
+        "site_url": settings.SITE_URL,
+        **more,
+    }
+
+
+def revisions_document(revisions):
+    """Table revisions as a build records them: {table: [number, changed-at]}."""
+    return {table: [number, at.isoformat()] for table, (number, at) in revisions.items()}
+
+
+def tables_moved(before, now):
+    """The tables whose revision differs between two revisions_document()s."""
+    return {table for table in before.keys() | now.keys() if before.get(table) != now.get(table)}
+
+
 def build_published(kind):
     """The published build of `kind` (a PublishedBuild), or None before the first."""
     pointer = PublishedPointer.objects.select_related("build").filter(kind=kind).first()
@@ -91,12 +117,13 @@ def _files_known(kind):
     return set(build.files.values()) if build else set()
 
 
-def build_publish(*, kind, root, directory, files, revision, summary, force=False):
+def build_publish(*, kind, root, directory, files, revision, summary, reads=None, force=False):
     """Store the checked build in `directory` and move `kind`'s pointer to it.
 
     `files`: {relative path: sha256} of every file, the marker included; `revision`: the
     content revision the build was made from; `summary`: what readers learn without the
-    files (the export manifest, say). Returns the PublishedBuild, or None when a build
+    files (the export manifest, say); `reads`: what a later build needs to know to take
+    files from this one. Returns the PublishedBuild, or None when a build
     made from newer content is already published (this one is dropped). `force`
     publishes whatever is published now (a restore brings older content back on purpose).
     """
@@ -106,7 +133,7 @@ def build_publish(*, kind, root, directory, files, revision, summary, force=Fals
     build_store().save(f"builds/{kind}/{name}.json", ContentFile(listing.encode()))
     with transaction.atomic():
         build = PublishedBuild.objects.create(
-            kind=kind, name=name, revision=revision, files=files, summary=summary
+            kind=kind, name=name, revision=revision, files=files, summary=summary, reads=reads or {}
         )
         pointer = PublishedPointer.objects.select_for_update().filter(kind=kind).first()
         if pointer and pointer.build.revision > revision and not force:

@@ -57,6 +57,9 @@ class PublishedBuild(models.Model):
     revision = models.PositiveBigIntegerField(_("content revision"))
     files = models.JSONField(_("files"), default=dict)
     summary = models.JSONField(_("summary"), default=dict)
+    # What each file was made of (mica.content.builds.build_made_with, the revisions, the
+    # tables each file read): a later build takes the files whose tables have not moved.
+    reads = models.JSONField(_("what it read"), default=dict)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:

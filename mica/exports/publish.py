@@ -8,15 +8,27 @@ is deleted and the published set is left exactly as it was.
 
 import hashlib
 import json
+import logging
+import os
 import shutil
 
+from django.db import DatabaseError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from governance.gate import gate_recompute_all
 from governance.selectors import cells_stale_exist, correction_log
-from mica.content.builds import build_publish, file_digest
-from mica.content.revision import GLOBAL, NO_REVISION, revisions_read
+from mica.content.builds import (
+    build_follow,
+    build_made_with,
+    build_publish,
+    file_digest,
+    local_name,
+    revisions_document,
+    tables_moved,
+)
+from mica.content.reads import tables_recorded
+from mica.content.revision import GLOBAL, NO_REVISION, revision_pending, revisions_read
 from mica.exports import documents
 from mica.exports.holdout import holdout_needles, holdout_scan
 from mica.exports.registry import (
@@ -26,22 +38,71 @@ from mica.exports.registry import (
     BuildContext,
     site_url,
 )
-from mica.exports.selectors import EXPORT_KIND, export_root
+from mica.exports.selectors import EXPORT_KIND, export_published, export_root
 from mica.exports.validation import ExportRefused, SchemaCheck
 from mica.methodology.selectors import edition_current
-from mica.published_dirs import build_dir_new, builds_prune
+from mica.published_dirs import build_dir_new, builds_prune, dir_current
 from mica.text import lazy_format
+
+logger = logging.getLogger(__name__)
 
 KEEP_BUILDS = 3
 
 
-def _write_files(build, context, progress):
+def _previous_files(root, made_with, revisions):
+    """(directory, {name: (manifest entry, tables)}) of the published set's files that are
+    still what writing them would give: made with the same code, settings, address and
+    edition, and none of their tables moved since. (None, {}) when none are."""
+    published = export_published()
+    if published is None or published.reads.get("made_with") != made_with:
+        return None, {}
+    try:
+        build_follow(EXPORT_KIND, root, MANIFEST)
+    except (OSError, DatabaseError):
+        logger.exception("the published export set could not be fetched; every file is written")
+    if local_name(root) != published.name:
+        return None, {}
+    moved = tables_moved(published.reads["revisions"], revisions)
+    entries = {entry["name"]: entry for entry in published.summary["files"]}
+    kept = {
+        name: (entries[name], tables)
+        for name, tables in published.reads["files"].items()
+        if moved.isdisjoint(tables)
+    }
+    return dir_current(root), kept
+
+
+def _kept(build, context, previous, export):
+    """Link `export` from the previous set if it may be; the tables it read, or None."""
+    directory, kept = previous
+    if export.name not in kept:
+        return None
+    entry, tables = kept[export.name]
+    try:
+        os.link(directory / export.name, build / export.name)
+    except OSError:  # pruned meanwhile: write it
+        return None
+    context.written[export.name] = entry
+    return tables
+
+
+def _write_files(build, context, progress, previous):
+    """Write every file, or link it from the previous set (`previous`, _previous_files);
+    return the tables each file read."""
+    reads = {}
     for index, export in enumerate(EXPORT_FILES):
+        tables = _kept(build, context, previous, export)
+        if tables is not None:
+            reads[export.name] = tables
+            continue
         writing = lazy_format(_("Writing %(name)s"), name=export.name)
         progress(5 + 75 * index // len(EXPORT_FILES), writing)
         path = build / export.name
-        with open(path, "w", encoding="utf-8", newline="") as stream:
+        # A file that describes earlier ones (the Croissant document, their checksums)
+        # reads the tables they were written from itself, so its own reads cover them.
+        with tables_recorded() as recorder, open(path, "w", encoding="utf-8", newline="") as stream:
             export.write(stream, context)
+        reads[export.name] = sorted(recorder.watched())
         context.written[export.name] = {
             "name": export.name,
             "size": path.stat().st_size,
@@ -49,6 +110,7 @@ def _write_files(build, context, progress):
             "media_type": export.media_type,
             "title": documents.bilingual(export.title),
         }
+    return reads
 
 
 def _check_corrections_parity(build):
@@ -100,7 +162,7 @@ def _manifest(context, job_run_id):
     }
 
 
-def _publish(root, build, manifest, revision, *, force=False):
+def _publish(root, build, manifest, revision, *, reads=None, force=False):
     files = {entry["name"]: entry["sha256"] for entry in manifest["files"]}
     files[MANIFEST] = file_digest(build / MANIFEST)
     published = build_publish(
@@ -110,6 +172,7 @@ def _publish(root, build, manifest, revision, *, force=False):
         files=files,
         revision=revision,
         summary=manifest,
+        reads=reads,
         force=force,
     )
     if published is None:
@@ -125,8 +188,13 @@ def exports_publish_restored(build):
     _publish(export_root(), build, manifest, revision, force=True)
 
 
-def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, message="": None):
-    """Write, check and publish the export set of the current edition; return its manifest."""
+def exports_build_and_publish(
+    *, job_run_id=None, full=False, progress=lambda percent, message="": None
+):
+    """Write, check and publish the export set of the current edition; return its manifest.
+
+    Files of the published set whose tables have not moved since are linked, not written
+    again, unless `full`; every file is checked either way."""
     edition = edition_current()
     if edition is None:
         raise ExportRefused(_("There is no published edition to export."))
@@ -134,13 +202,18 @@ def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, messa
     if cells_stale_exist():
         progress(1, _("Recomputing the gate cells the last change left stale"))
         gate_recompute_all()
-    revision = revisions_read().get(GLOBAL, NO_REVISION)[0]
+    read = revisions_read()
+    revisions = revisions_document(read)
+    made_with = build_made_with(edition=edition.slug)
     root = export_root()
+    # A transaction holding changes the revisions do not count yet cannot tell what moved.
+    reuse = not full and not revision_pending()
+    previous = _previous_files(root, made_with, revisions) if reuse else (None, {})
     build = build_dir_new(root, job_run_id or "inline")
     checks = SchemaCheck()
     context = BuildContext(edition, site_url(), {}, checks.row)
     try:
-        _write_files(build, context, progress)
+        files_read = _write_files(build, context, progress, previous)
         progress(85, _("Checking schemas, corrections and the holdout"))
         _validate(build, checks)
         manifest = _manifest(context, job_run_id)
@@ -149,7 +222,8 @@ def exports_build_and_publish(*, job_run_id=None, progress=lambda percent, messa
         with open(build / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False, indent=1)
         progress(92, _("Storing the export set"))
-        _publish(root, build, manifest, revision)
+        reads = {"made_with": made_with, "revisions": revisions, "files": files_read}
+        _publish(root, build, manifest, read.get(GLOBAL, NO_REVISION)[0], reads=reads)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise

@@ -5,11 +5,14 @@ from django.conf import settings
 from mica.jobs.services import job_request_debounced, job_run_enqueue
 
 
-def exports_request_regeneration(*, actor=None, countdown=None):
+def exports_request_regeneration(*, actor=None, countdown=None, full=False):
     # Within the app: the task module imports this one as it loads.
     from mica.exports.tasks import exports_regenerate
 
-    return job_run_enqueue(task=exports_regenerate, actor=actor, countdown=countdown)
+    arguments = {"full": True} if full else None
+    return job_run_enqueue(
+        task=exports_regenerate, arguments=arguments, actor=actor, countdown=countdown
+    )
 
 
 def exports_request_debounced():

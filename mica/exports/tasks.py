@@ -13,8 +13,10 @@ def _scaled(progress, start, share):
     return lambda percent, message="": progress(start + percent * share // 100, message)
 
 
-def _publish(job_run_id, progress):
-    manifest = exports_build_and_publish(job_run_id=job_run_id, progress=progress)
+def _publish(job_run_id, progress, arguments):
+    """The export set, written whole with {"full": true}, else only the files that changed."""
+    full = arguments.get("full", False)
+    manifest = exports_build_and_publish(job_run_id=job_run_id, full=full, progress=progress)
     return lazy_format(
         _("Published %(count)d files for edition %(edition)s."),
         count=len(manifest["files"]),
@@ -25,7 +27,7 @@ def _publish(job_run_id, progress):
 def _run_tracked(task, job_run_id, work):
     job_run_execute(
         job_run_id,
-        lambda _arguments, progress: work(job_run_id, progress),
+        lambda arguments, progress: work(job_run_id, progress, arguments),
         worker=task.request.hostname or "eager",
         retry_task=task,
     )
@@ -42,9 +44,10 @@ def exports_regenerate(self, job_run_id):
     _run_tracked(self, job_run_id, _publish)
 
 
-def _gate_then_exports(job_run_id, progress):
+def _gate_then_exports(job_run_id, progress, _arguments):
     cells = gate_recompute_all(progress=_scaled(progress, 0, 50))
-    published = _publish(job_run_id, _scaled(progress, 50, 50))
+    # Every file written afresh: what the nightly run is for.
+    published = _publish(job_run_id, _scaled(progress, 50, 50), {"full": True})
     return format_lazy("{} {}", cells_recomputed(cells), published)
 
 

@@ -14,13 +14,18 @@ class JobCommand(BaseCommand, metaclass=ABCMeta):
     """
 
     job_name = "the job"
+    # A job that redoes only what changed since its last run offers --full (self.full).
+    full_help = None
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--sync", action="store_true", help="Run here and now instead of queueing a job."
         )
+        if self.full_help:
+            parser.add_argument("--full", action="store_true", help=self.full_help)
 
-    def handle(self, *args, sync=False, **options):
+    def handle(self, *args, sync=False, full=False, **options):
+        self.full = full
         if not sync:
             job_run = self.queue()
             self.stdout.write(f"Queued {self.job_name} as job run {job_run.pk}.")

@@ -44,11 +44,16 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.views import task_details_prepare
-from mica.content.builds import build_follow, build_publish, file_digest
-from mica.content.fragments import code_digest
+from mica.content.builds import (
+    build_follow,
+    build_made_with,
+    build_publish,
+    file_digest,
+    revisions_document,
+    tables_moved,
+)
 from mica.content.page_cache import BAKE_RECORD, PageRecord, page_storable
-from mica.content.reads import settings_generation
-from mica.content.revision import GLOBAL, NO_REVISION, revisions_read
+from mica.content.revision import GLOBAL, NO_REVISION, revision_pending, revisions_read
 from mica.errors import DomainError
 from mica.exports.holdout import holdout_hits, holdout_needles, holdout_patterns
 from mica.published_dirs import build_dir_new, builds_prune, dir_current
@@ -170,19 +175,11 @@ class _Build:
     def __init__(self, root, prefix):
         self.directory = build_dir_new(root, prefix)
         self.pages, self.live, self.reused = {}, [], set()
-        # What, besides the tables, makes a page's bytes: a bake made under other code,
-        # settings, address or day shares none of them.
-        self.made_with = {
-            "code": code_digest(),
-            "settings": settings_generation(),
-            "site_url": settings.SITE_URL,
-            "valid_until": _next_midnight().timestamp(),
-        }
+        # A page may show how old a statement is today: a bake holds for its day only.
+        self.made_with = build_made_with(valid_until=_next_midnight().timestamp())
         read = revisions_read()
         self.revision = read.get(GLOBAL, NO_REVISION)[0]
-        self.revisions = {
-            table: [number, changed_at.isoformat()] for table, (number, changed_at) in read.items()
-        }
+        self.revisions = revisions_document(read)
 
     def manifest(self):
         return {
@@ -357,8 +354,7 @@ def _previous_pages(root, build):
         return None, {}
     if any(manifest.get(key) != value for key, value in build.made_with.items()):
         return None, {}
-    before, now = manifest["revisions"], build.revisions
-    moved = {table for table in before.keys() | now.keys() if before.get(table) != now.get(table)}
+    moved = tables_moved(manifest["revisions"], build.revisions)
     pages = {path: e for path, e in manifest["pages"].items() if moved.isdisjoint(e["tables"])}
     return directory, pages
 
@@ -448,7 +444,9 @@ def pages_bake(
     renderer = _Renderer(settings.SITE_URL)
     build = _Build(root, job_run_id or "inline")
     try:
-        if not full:
+        # A transaction holding changes the revisions do not count yet cannot tell what
+        # moved: it renders every page.
+        if not full and not revision_pending():
             paths = _reused_paths(build, paths, _previous_pages(root, build))
         _render_all(build, renderer, paths, patterns, progress)
         progress(88, _("Checking the baked pages"))

@@ -24,7 +24,7 @@ from mica.jobs.models import JobRun, JobState
 from mica.site.bake import BakeRefused, bake_current, pages_bake
 from mica.site.baked import BakedPages
 from mica.site.tasks import pages_bake_run
-from tests.factories import HOLDOUT_CANARY, holdout_task
+from tests.factories import HOLDOUT_CANARY, content_changes, holdout_task
 
 pytestmark = pytest.mark.django_db
 
@@ -346,46 +346,6 @@ def _outcome(bake_pages):
     return json.loads(json.dumps([made["pages"], made["live"]]))
 
 
-def _changes(rng, lead):
-    """Edits, retirements, holdout moves and publications, one at a time, in an order the
-    seed chooses: (what it is, the change)."""
-    from catalogue.services import task_retire
-    from mica.methodology.models import Edition
-    from mica.methodology.services import edition_publish, edition_start_draft
-
-    def public_task():
-        tasks = TaskDefinition.objects.filter(
-            task_set="public", lifecycle__in=["candidate", "validated"]
-        )
-        return rng.choice(list(tasks.order_by("slug")))
-
-    def edit():
-        version = public_task().current_version
-        version.title_en += " Edited."
-        version.save()
-
-    def retire():
-        task_retire(definition_id=public_task().pk, actor=lead, reason="Superseded.")
-
-    def to_holdout():
-        # A queryset update: no signal, only the SQL says what changed.
-        TaskDefinition.objects.filter(pk=public_task().pk).update(task_set="holdout")
-
-    def publication():
-        edition = Edition.objects.order_by("-pk").first()
-        if edition.status == "published":
-            edition = edition_start_draft(
-                source=edition,
-                slug=f"preview-0.{edition.pk + 1}",
-                label_en=f"Preview {edition.pk + 1}",
-                label_ko=f"프리뷰 {edition.pk + 1}",
-            )
-        edition_publish(edition_id=edition.pk, actor=lead)
-
-    changes = {"edit": edit, "retire": retire, "holdout": to_holdout, "publication": publication}
-    return [(name, changes[name]) for name in rng.choices(sorted(changes), k=5)]
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_an_incremental_bake_is_the_full_bake_after_random_changes(baking, seed):
     """Issue 31: "the incremental result is byte-identical to a full one (a test compares
@@ -399,7 +359,7 @@ def test_an_incremental_bake_is_the_full_bake_after_random_changes(baking, seed)
     lead = LeadFactory()
     pages_bake(full=True)
     rendered = []
-    for name, change in _changes(rng, lead):
+    for name, change in content_changes(rng, lead):
         baking(change)
         full = _outcome(lambda: pages_bake(full=True, publish=False))
         incremental = _outcome(lambda: pages_bake())

@@ -4,14 +4,18 @@ from mica.jobs.commands import JobCommand
 
 
 class Command(JobCommand):
-    help = "Regenerate, check and publish every export of the current edition."
+    help = (
+        "Regenerate, check and publish every export of the current edition; files whose "
+        "records have not changed since the last set are kept unless --full."
+    )
     job_name = "export regeneration"
+    full_help = "Write every file, changed or not."
 
     def queue(self):
-        return exports_request_regeneration()
+        return exports_request_regeneration(full=self.full)
 
     def run_here(self):
-        manifest = exports_build_and_publish(progress=self.progress)
+        manifest = exports_build_and_publish(full=self.full, progress=self.progress)
         for entry in manifest["files"]:
             self.stdout.write(f"{entry['sha256']}  {entry['size']:>10}  {entry['name']}")
         return f"Published to {manifest['edition']['slug']}."

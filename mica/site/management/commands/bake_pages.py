@@ -10,16 +10,7 @@ class Command(JobCommand):
         "pages unchanged since the last bake are kept as they are unless --full."
     )
     job_name = "the page bake"
-
-    def add_arguments(self, parser):
-        super().add_arguments(parser)
-        parser.add_argument(
-            "--full", action="store_true", help="Render every page, changed or not."
-        )
-
-    def handle(self, *args, full=False, **options):
-        self.full = full
-        super().handle(*args, **options)
+    full_help = "Render every page, changed or not."
 
     def queue(self):
         return job_run_enqueue(task=pages_bake_run, arguments={"full": self.full})
