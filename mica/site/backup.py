@@ -33,7 +33,6 @@ switches the `current` export link in one step, as the publisher does, and moves
 the content revision so that no page cached before the restore is served after it.
 """
 
-import hashlib
 import json
 import os
 import re
@@ -53,6 +52,7 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from mica.content.builds import file_digest
 from mica.content.changes import revisions_bump_all
 from mica.errors import DomainError
 from mica.exports.publish import exports_publish_restored
@@ -105,14 +105,6 @@ def _engine():
     if vendor == "sqlite" and _database().is_in_memory_db():
         raise BackupRefused(_("The configured SQLite database lives in memory, not in a file."))
     return vendor
-
-
-def _digest(path):
-    sha = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while block := stream.read(1 << 20):
-            sha.update(block)
-    return sha.hexdigest()
 
 
 def _reason(error):
@@ -381,7 +373,7 @@ def _exports_copy(target):
         for name, sha256 in published.files.items():
             with export_file_open(name) as source, open(target / name, "wb") as copy:
                 shutil.copyfileobj(source, copy, 1 << 20)
-            if _digest(target / name) != sha256:
+            if file_digest(target / name) != sha256:
                 raise BackupRefused(
                     _("%(name)s in the published export set does not match its checksum.")
                     % {"name": name}
@@ -490,7 +482,7 @@ def backup_write(*, destination=None, progress=_silent):
             {
                 "name": path.relative_to(partial).as_posix(),
                 "size": path.stat().st_size,
-                "sha256": _digest(path),
+                "sha256": file_digest(path),
             }
             for path in sorted(partial.rglob("*"))
             if path.is_file()
@@ -596,7 +588,7 @@ def _files_check(source, manifest, progress):
     for entry in manifest["files"]:
         path = source / entry["name"]
         try:
-            matches = path.stat().st_size == entry["size"] and _digest(path) == entry["sha256"]
+            matches = path.stat().st_size == entry["size"] and file_digest(path) == entry["sha256"]
         except FileNotFoundError:
             raise BackupRefused(
                 _("%(name)s is missing from the backup.") % {"name": entry["name"]}
