@@ -329,3 +329,14 @@ def _may_decide(review, person):
     except PermissionRefused:
         return False
     return True
+
+
+def task_slug_of(*, definition_id=None, version_id=None):
+    """The slug of the task a definition or version id names; "" when it is gone (a
+    cascade deleted it first), which counts as every task."""
+    tasks = TaskDefinition.objects.all()
+    if version_id is not None:
+        tasks = tasks.filter(versions__pk=version_id)
+    else:
+        tasks = tasks.filter(pk=definition_id)
+    return tasks.values_list("slug", flat=True).first() or ""

@@ -19,6 +19,7 @@ from django.db.backends.signals import connection_created
 from django.dispatch import Signal
 
 from mica.content.revision import revision_pending_mark, revisions_bump
+from mica.content.rows import RowsWritten
 
 logger = logging.getLogger(__name__)
 
@@ -78,14 +79,26 @@ content_committed = Signal()
 
 
 class _Committed:
-    """The after-commit step of one transaction: it knows the tables the transaction wrote."""
+    """The after-commit step of one transaction: it knows the tables the transaction wrote,
+    and the scoped rows it wrote (mica.content.rows)."""
 
     def __init__(self, tables=()):
         self.tables = set(tables)
+        self.rows = RowsWritten()
+        for table in self.tables:
+            self.rows.statement(table)
 
     def __call__(self):
-        revisions_bump(self.tables)
+        revisions_bump(self.tables, rows=self.rows.changes())
         content_committed.send(sender=None, tables=frozenset(self.tables))
+
+
+def committed_step(connection):
+    """The after-commit step of the open transaction on `connection`, or None."""
+    for entry in connection.run_on_commit:
+        if isinstance(entry[1], _Committed):
+            return entry[1]
+    return None
 
 
 def revisions_bump_all():
@@ -96,10 +109,11 @@ def revisions_bump_all():
 def content_written(connection, table):
     revision_pending_mark(connection)
     # One callback per transaction, however many rows and tables it writes.
-    for entry in connection.run_on_commit:
-        if isinstance(entry[1], _Committed):
-            entry[1].tables.add(table)
-            return
+    step = committed_step(connection)
+    if step is not None:
+        step.tables.add(table)
+        step.rows.statement(table)
+        return
     transaction.on_commit(_Committed({table}), using=connection.alias, robust=True)
 
 

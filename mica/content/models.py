@@ -23,6 +23,24 @@ class TableRevision(models.Model):
         return f"{self.table_name} {self.number} ({self.changed_at:%Y-%m-%d %H:%M:%S})"
 
 
+class RowChange(models.Model):
+    """A commit wrote a row of a scoped table (mica.content.rows): the key of the page it
+    belongs to, or an empty key where the commit did not say which rows (the whole table
+    moved).
+    Kept until every build made before it is replaced."""
+
+    number = models.PositiveBigIntegerField(_("content revision"), db_index=True)
+    table_name = models.CharField(_("table"), max_length=63)
+    key = models.CharField(_("key"), max_length=255, blank=True)
+
+    class Meta:
+        verbose_name = _("row change")
+        verbose_name_plural = _("row changes")
+
+    def __str__(self):
+        return f"{self.number} {self.table_name} {self.key}"
+
+
 class LoadedRecord(models.Model):
     """What the canonical content loader last wrote into one record.
 

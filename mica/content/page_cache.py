@@ -66,7 +66,7 @@ def _cache_key(address, tables, revisions, variant_key):
     return KEY_PREFIX + hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _last_modified(tables, revisions, variant_modified):
+def page_last_modified(tables, revisions, variant_modified=None):
     changed = max(
         (revisions.get(table, NO_REVISION)[1] for table in tables), default=NO_REVISION[1]
     )
@@ -160,7 +160,7 @@ def public_page_cache(view=None, *, variant=None):
                 entry = cache.get(_cache_key(address, tables, revisions, variant_key))
                 if entry is not None:
                     response = _from_entry(entry)
-                    modified = _last_modified(tables, revisions, variant_modified)
+                    modified = page_last_modified(tables, revisions, variant_modified)
                     return _validated(request, response, etag=entry[2], last_modified=modified)
             with revisions_held(revisions):
                 response, tables = _rendered_recording(view, request, args, kwargs)
@@ -175,7 +175,7 @@ def public_page_cache(view=None, *, variant=None):
                 cache.set(READS_PREFIX + address, tables, timeout)
                 entry = (response.content, list(response.items()), etag)
                 cache.set(_cache_key(address, tables, revisions, variant_key), entry, timeout)
-            modified = _last_modified(tables, revisions, variant_modified)
+            modified = page_last_modified(tables, revisions, variant_modified)
             return _validated(request, response, etag=etag, last_modified=modified)
 
         return cached_view

@@ -19,7 +19,7 @@ from django.db import DatabaseError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from mica.content.models import TableRevision
+from mica.content.models import RowChange, TableRevision
 
 # A table no commit has written since the revisions began (a flushed database, say).
 NO_REVISION = (0, datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC))
@@ -86,8 +86,11 @@ def revision_lines(tables, revisions):
     return lines
 
 
-def revisions_bump(tables):
-    """Move the revisions of these tables; called once a transaction that wrote them committed."""
+def revisions_bump(tables, rows=None):
+    """Move the revisions of these tables; called once a transaction that wrote them committed.
+
+    `rows`: {scoped table: keys written, or None} (mica.content.rows), recorded under the
+    content's new global revision."""
     connection = transaction.get_connection()
     setattr(connection, PENDING_ATTRIBUTE, None)
     if not tables:
@@ -103,12 +106,23 @@ def revisions_bump(tables):
             TableRevision.objects.filter(table_name__in=tables).update(
                 number=F("number") + 1, changed_at=now
             )
+            if rows:
+                _rows_record(rows)
     except DatabaseError:
         # Content written by a migration before this table exists: nothing has
         # been served from the cache yet, so there is nothing to move.
         if TableRevision._meta.db_table in connection.introspection.table_names():
             raise
         return
+
+
+def _rows_record(rows):
+    number = TableRevision.objects.get(table_name=GLOBAL).number
+    RowChange.objects.bulk_create(
+        RowChange(number=number, table_name=table, key=key)
+        for table, keys in rows.items()
+        for key in (sorted(keys) if keys is not None else [""])
+    )
 
 
 def revision_global():

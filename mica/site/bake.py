@@ -41,6 +41,7 @@ from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.db import DatabaseError, connections
 from django.urls import resolve
 from django.utils import timezone, translation
+from django.utils.http import http_date
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.views import task_details_prepare
@@ -52,8 +53,14 @@ from mica.content.builds import (
     revisions_document,
     tables_moved,
 )
-from mica.content.page_cache import BAKE_RECORD, PageRecord, page_storable
+from mica.content.page_cache import (
+    BAKE_RECORD,
+    PageRecord,
+    page_last_modified,
+    page_storable,
+)
 from mica.content.revision import GLOBAL, NO_REVISION, revision_pending, revisions_read
+from mica.content.rows import row_changes_prune, row_changes_since, rows_moved_elsewhere
 from mica.errors import DomainError
 from mica.exports.holdout import holdout_hits, holdout_needles, holdout_patterns
 from mica.published_dirs import build_dir_new, builds_prune, dir_current
@@ -71,6 +78,11 @@ BATCH = 100
 # Headers the server sets for each answer, never part of a page.
 SERVER_HEADERS = {"date", "server", "connection", "content-length"}
 
+
+# Views whose page shows the scoped rows of one key (mica.content.rows): view name ->
+# (scope, the URL's argument that names the key). A commit that wrote those tables only
+# for other keys leaves the page as it was.
+ROW_SCOPED_VIEWS = {"catalogue:task-detail": ("task", "slug")}
 
 # Views whose pages the bake reads by the hundred: view name -> (the URL's argument that
 # names the page, what makes that many pages' parts in one read).
@@ -177,7 +189,7 @@ class _Build:
         self.pages, self.live, self.reused = {}, [], set()
         # A page may show how old a statement is today: a bake holds for its day only.
         self.made_with = build_made_with(valid_until=_next_midnight().timestamp())
-        read = revisions_read()
+        self.read = read = revisions_read()
         self.revision = read.get(GLOBAL, NO_REVISION)[0]
         self.revisions = revisions_document(read)
 
@@ -355,8 +367,24 @@ def _previous_pages(root, build):
     if any(manifest.get(key) != value for key, value in build.made_with.items()):
         return None, {}
     moved = tables_moved(manifest["revisions"], build.revisions)
-    pages = {path: e for path, e in manifest["pages"].items() if moved.isdisjoint(e["tables"])}
+    since = manifest["revisions"].get(GLOBAL, NO_REVISION)[0]
+    moved_rows = row_changes_since(since, build.revision)
+    pages = {
+        path: entry
+        for path, entry in manifest["pages"].items()
+        if not _page_moved(path, moved & set(entry["tables"]), moved_rows)
+    }
     return directory, pages
+
+
+def _page_moved(path, tables, moved_rows):
+    """Whether the page must be rendered again, `tables` of its own having moved."""
+    scope = ROW_SCOPED_VIEWS.get(_page_type(path)[0]) if tables else None
+    if scope:
+        name, argument = scope
+        key = _resolved(path).kwargs[argument]
+        tables = tables - rows_moved_elsewhere(name, key, tables, moved_rows)
+    return bool(tables)
 
 
 def _reuse(build, directory, entry):
@@ -369,6 +397,14 @@ def _reuse(build, directory, entry):
         shutil.copyfile(directory / entry["file"], target)
 
 
+def _headers_now(entry, revisions):
+    """The entry with the Last-Modified a render would give now: when its tables last
+    moved, which a commit to other rows of a scoped table changes too."""
+    modified = http_date(page_last_modified(entry["tables"], revisions))
+    headers = [[k, modified if k.lower() == "last-modified" else v] for k, v in entry["headers"]]
+    return {**entry, "headers": headers}
+
+
 def _reused_paths(build, paths, previous):
     """Link every page of `paths` the previous bake still holds as is; return the rest."""
     directory, pages = previous
@@ -379,7 +415,7 @@ def _reused_paths(build, paths, previous):
             rest.append(path)
             continue
         _reuse(build, directory, entry)
-        build.pages[path] = entry
+        build.pages[path] = _headers_now(entry, build.read)
         build.reused.add(path)
     return rest
 
@@ -484,6 +520,8 @@ def _publish(root, build, manifest):
     if published is None:
         # A bake of newer content was published meanwhile: this one is not wanted.
         shutil.rmtree(build.directory, ignore_errors=True)
+    else:
+        row_changes_prune(build.revision)
 
 
 def bake_current():

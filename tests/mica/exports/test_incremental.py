@@ -36,7 +36,9 @@ def test_an_incremental_export_set_is_the_full_one_after_random_changes(
 
     committed(lambda: exports_build_and_publish(full=True))
     written = []
-    for name, change in content_changes(rng, lead):
+    changes = content_changes(rng, lead)
+    assert changes
+    for name, change in changes:
         committed(change)
         incremental = committed(lambda: exports_build_and_publish(progress=_noting(written)))
         full = committed(lambda: exports_build_and_publish(full=True))

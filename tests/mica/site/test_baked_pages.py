@@ -359,7 +359,9 @@ def test_an_incremental_bake_is_the_full_bake_after_random_changes(baking, seed)
     lead = LeadFactory()
     pages_bake(full=True)
     rendered = []
-    for name, change in content_changes(rng, lead):
+    changes = content_changes(rng, lead)
+    assert changes
+    for name, change in changes:
         baking(change)
         full = _outcome(lambda: pages_bake(full=True, publish=False))
         incremental = _outcome(lambda: pages_bake())
@@ -368,3 +370,17 @@ def test_an_incremental_bake_is_the_full_bake_after_random_changes(baking, seed)
             rendered.append(manifest()["rendered"])
     # Some bake kept pages instead of rendering them, or the comparison proved nothing.
     assert min(rendered) < len(manifest()["pages"])
+
+
+def test_a_task_edit_renders_that_task_s_pages_and_the_listings_not_every_task_page(baking):
+    """Issue 31: "the bake after a commit re-renders only the pages that read a changed
+    row, plus the listings and figures that depend on them"."""
+    pages_bake(full=True)
+    before = manifest()["pages"]
+    baking(title_change("A title only its own pages and the listings show"))
+    after = pages_bake()
+    changed = {p for p, page in after["pages"].items() if page["sha256"] != before[p]["sha256"]}
+    assert {f"/tasks/{TASK}/", f"/ko/tasks/{TASK}/", "/tasks/", "/ko/tasks/"} <= changed
+    task_pages = [path for path in before if "/tasks/" in path and path.count("/") > 3]
+    # Every task page reads the task tables; only the edited task's two were rendered.
+    assert len(task_pages) > 50 and after["rendered"] < 50
