@@ -226,7 +226,14 @@ def _queues_consumed():
     worker, while the heartbeat, from elsewhere, says all is well.
     """
     try:
-        replies = celery_app.control.inspect(timeout=PROBE_TIMEOUT_SECONDS).active_queues()
+        # A connection of its own, closed at once: a pooled one would stay in the process
+        # waiting on its reply queue, and a process forked later (the bake's renderers)
+        # would hang closing it.
+        with celery_app.connection_for_write() as connection:
+            inspect = celery_app.control.inspect(
+                timeout=PROBE_TIMEOUT_SECONDS, connection=connection
+            )
+            replies = inspect.active_queues()
     except Exception:  # no answer is the answer: nobody consumes
         return set()
     return {queue["name"] for queues in (replies or {}).values() for queue in queues or ()}
