@@ -10,6 +10,7 @@ import redis
 from django.test import override_settings
 
 from submissions.models import Challenge
+from tests.support import require
 
 pytestmark = pytest.mark.django_db
 
@@ -99,12 +100,12 @@ def test_the_lost_cache_misses_drops_writes_and_counts_as_absent(caplog):
     assert len(warnings) == 1, "one warning a spell, not one a call"
 
 
+@pytest.mark.broker
 def test_a_reachable_redis_cache_works_as_djangos(settings):
-    """With MICA_REDIS_URL (the PostgreSQL and Redis layer) the same backend is a cache."""
+    """With MICA_REDIS_URL (the Redis layer) the same backend is a cache."""
     from django.core.cache import caches
 
-    if not settings.REDIS_URL:
-        pytest.skip("MICA_REDIS_URL is not set: no Redis to cache in")
+    require(settings.REDIS_URL, "MICA_REDIS_URL is not set: no Redis to cache in")
     store = caches["default"]
     assert settings.CACHES["default"]["BACKEND"] == "mica.caches.ResilientRedisCache"
     store.set("mica-test:resilient", "kept", 30)
