@@ -208,11 +208,15 @@ def grown_bake(count):
 
 
 def _task_edit():
+    """A task's title edited as the admin saves it: in a transaction, which names its rows."""
+    from django.db import transaction
+
     from catalogue.models import TaskDefinition
 
     version = TaskDefinition.objects.filter(task_set="public").order_by("slug")[0].current_version
     version.title_en += " (edited)"
-    version.save()
+    with transaction.atomic():
+        version.save()
 
 
 def _lead():
@@ -264,7 +268,7 @@ def bakes_after_commits():
     """[(what was committed, (seconds, pages, MiB, rendered))], each bake after its commit."""
     bakes = []
     for label, commit in COMMITS:
-        commit()  # in autocommit: its revisions move as the web process's would
+        commit()  # committed: its revisions move as the web process's would
         bakes.append((label, timed_bake(full=False)))
     return bakes
 
