@@ -1,4 +1,6 @@
-"""The downloads page with a published export set: accessible, and every link downloads."""
+"""The downloads page with a published export set: accessible, and every link downloads.
+
+Publishing moves the exports' pointer in the database: each test has a site of its own."""
 
 import hashlib
 
@@ -6,7 +8,6 @@ import pytest
 
 from mica.exports.publish import exports_build_and_publish
 from tests.browser.conftest import assert_accessible, assert_reflows
-from tests.browser.reading import db, site  # noqa: F401 (the fixtures)
 
 pytestmark = pytest.mark.browser
 
