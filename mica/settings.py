@@ -336,6 +336,10 @@ if CELERY_BROKER_URL == "filesystem://":
         data_folder_out=str(BROKER_DIR / "queue"),
         control_folder=str(BROKER_DIR / "control"),
     )
+    # The files broker keeps an exchange's bindings in the memory of the process that
+    # declared them, so a web process would route a job to a queue nobody reads; its one
+    # worker (manage.py serve) takes every job from the default queue instead.
+    CELERY_TASK_ROUTES = {}
 # Where beat keeps the last run of each schedule entry (the nightly run, say).
 BEAT_SCHEDULE_FILE = VAR_DIR / "beat-schedule"
 

@@ -111,7 +111,9 @@ class JobRunAdmin(admin.ModelAdmin):
             messages.error(request, _("Only a superuser can start this job."))
         else:
             with transaction.atomic():
-                job_run = job_run_enqueue(task=job[0], actor=request.user)
+                # On demand, a job that may take only what changed does all of it (a
+                # bake renders every page, a regeneration writes every file).
+                job_run = job_run_enqueue(task=job[0], arguments={"full": True}, actor=request.user)
             messages.success(
                 request, _("%(label)s: queued as run %(id)d.") % {"label": job[1], "id": job_run.pk}
             )
