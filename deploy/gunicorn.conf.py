@@ -27,13 +27,18 @@ control_socket = os.path.join(os.environ.get("MICA_VAR_DIR", "var"), "gunicorn.c
 
 def on_starting(server):
     """Refuse to start a node that could serve other readers than its siblings do: with
-    several web nodes, published builds on this node's disk only (mica.E101)."""
+    several web nodes, published builds on this node's disk only (mica.E101); and a node
+    that could not tell its clients apart: a unix-socket bind without
+    MICA_TRUST_SOCKET_PEER (mica.clients)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mica.settings")
     import django
     from django.core import checks
 
     django.setup()
+    from mica.clients import socket_bind_refusal
+
     errors = [m for m in checks.run_checks(tags=["compatibility"]) if m.is_serious()]
+    errors += filter(None, [socket_bind_refusal(server.cfg.address)])
     if errors:
         for error in errors:
             server.log.error("%s", error)

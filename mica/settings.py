@@ -58,6 +58,10 @@ ALLOWED_HOSTS = _env_list("MICA_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1
 # Reverse proxies (addresses or CIDR networks) whose X-Forwarded-For is believed when
 # telling clients apart (mica.clients); with none, every client is its REMOTE_ADDR.
 TRUSTED_PROXIES = _env_list("MICA_TRUSTED_PROXIES", [])
+# gunicorn bound to a unix socket gives no client address: its peer is the proxy on this
+# machine, believed only when this is on (mica.clients). Off, every client would read as
+# one, and deploy/gunicorn.conf.py refuses a unix-socket bind.
+TRUST_SOCKET_PEER = _env_flag("MICA_TRUST_SOCKET_PEER")
 # Pages are indexable only on the configured public production site.
 PUBLIC_SITE = _env_flag("MICA_PUBLIC_SITE")
 
@@ -276,6 +280,7 @@ CELERY_TASK_ROUTES = {
     "submissions.tasks.outbox_sweep": {"queue": "mail"},
     "mica.jobs.tasks.worker_heartbeat": {"queue": "mail"},
     "mica.jobs.tasks.job_runs_reap": {"queue": "mail"},
+    "mica.site.tasks.sign_in_records_prune": {"queue": "mail"},
 }
 
 WORKER_HEARTBEAT_INTERVAL = int(os.environ.get("MICA_WORKER_HEARTBEAT_INTERVAL", "30"))
@@ -309,6 +314,10 @@ CELERY_BEAT_SCHEDULE = {
     "outbox-sweep": {
         "task": "submissions.tasks.outbox_sweep",
         "schedule": float(OUTBOX_SWEEP_INTERVAL),
+    },
+    "sign-in-records-prune": {
+        "task": "mica.site.tasks.sign_in_records_prune",
+        "schedule": 3600.0,
     },
     "daily-page-bake": {
         "task": "mica.site.tasks.daily_bake",
@@ -485,7 +494,17 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("MICA_LOGIN_COOLOFF_MIN
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "mica.site.clients.client_address"
 AXES_USERNAME_CALLABLE = "mica.site.staff.lockout_username"
-AXES_LOCKOUT_CALLABLE = "mica.site.staff.lockout_response"
+AXES_LOCKOUT_CALLABLE = "mica.site.lockouts.lockout_response"
+AXES_HANDLER = "mica.site.lockouts.LockoutHandler"
+# Guessing one username from many addresses (mica.site.lockouts): past this many failed
+# sign-ins within the cool-off, from every address together, each further attempt waits
+# twice as long as the one before, up to the delay below; the addresses the account
+# signed in from are never slowed.
+LOGIN_USERNAME_CEILING = int(os.environ.get("MICA_LOGIN_USERNAME_CEILING", "30"))
+LOGIN_USERNAME_MAX_DELAY = int(os.environ.get("MICA_LOGIN_USERNAME_MAX_DELAY_SECONDS", "300"))
+# Sign-in failures and successful sign-ins are kept this long, then pruned by beat with
+# the lockouts past their cool-off.
+LOGIN_RECORDS_DAYS = int(os.environ.get("MICA_LOGIN_RECORDS_DAYS", "30"))
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 # mica.site.admin shows the records under labels of our own.
 AXES_ENABLE_ADMIN = False

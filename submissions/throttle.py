@@ -8,14 +8,16 @@ Redis under its own prefix in the scale-out profile), never in the page cache, s
 every web process sees one count and page-cache churn cannot reset it. The address
 is the client's as mica.clients tells it (trusted proxies only), so one flooding
 address never blocks another; an IPv6 client counts by its /64 network, which one
-subscriber holds whole. E-mail addresses count in a normal form, so plus-addressing
-or Gmail dots do not multiply the limit.
+subscriber holds whole (mica.clients.address_counted, as sign-in lockouts do). E-mail
+addresses count in a normal form, so plus-addressing or Gmail dots do not multiply the
+limit.
 """
 
 import hashlib
-import ipaddress
 
 from django.core.cache import caches
+
+from mica.clients import address_counted
 
 WINDOW_SECONDS = 3600
 # Part of every key; tests give each test its own, so no test inherits another's counts.
@@ -39,16 +41,6 @@ def email_normalised(email):
     return f"{local}@{domain}"
 
 
-def _address_counted(address):
-    try:
-        parsed = ipaddress.ip_address(address)
-    except ValueError:
-        return address or "unknown"
-    if parsed.version == 6:
-        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
-    return str(parsed)
-
-
 def _key(kind, value):
     digest = hashlib.sha256(value.encode()).hexdigest()[:32]
     return f"{NAMESPACE}:{kind}:{digest}"
@@ -66,7 +58,7 @@ def _count(store, key):
 def intake_allowed(*, address, email):
     """Count this filing; False when either limit is already reached."""
     store = caches[CACHE_ALIAS]
-    counted = [("address", _address_counted(address))]
+    counted = [("address", address_counted(address))]
     if email_normalised(email):
         counted.append(("email", email_normalised(email)))
     for kind, value in counted:

@@ -1,11 +1,16 @@
+import logging
+
 from celery import shared_task
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from mica.content.loading import content_load
 from mica.jobs.services import job_request_debounced, job_run_enqueue, job_run_execute
+from mica.site import lockouts
 from mica.site.bake import pages_bake
 from mica.text import lazy_format
+
+logger = logging.getLogger(__name__)
 
 
 def _reload(arguments, progress):
@@ -54,3 +59,15 @@ def pages_follow_content(sender, **kwargs):
     """Committed content changes bake the pages again where a worker runs the job."""
     if settings.PAGE_BAKE_ON_CHANGE:
         job_request_debounced(pages_bake_run, settings.PAGE_BAKE_DEBOUNCE_SECONDS)
+
+
+@shared_task(
+    name="mica.site.tasks.sign_in_records_prune",
+    ignore_result=True,
+    acks_late=False,
+    title=_("Pruning of old sign-in records"),
+)
+def sign_in_records_prune():
+    """What beat sends every hour: the sign-in records (lockouts, failures, sign-ins)
+    stay bounded, whatever a flood of guesses writes."""
+    logger.info("sign-in records pruned: %s", lockouts.sign_in_records_prune())
