@@ -6,6 +6,7 @@ A real gunicorn on a unix socket is in tests/deploy/test_unix_socket.py."""
 import json
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import RequestFactory
 
 from mica.clients import address_counted, client_address, socket_bind_refusal
@@ -103,3 +104,11 @@ def test_a_unix_socket_bind_is_refused_without_a_trusted_peer(settings):
     assert socket_bind_refusal([("127.0.0.1", 8000)]) is None
     settings.TRUST_SOCKET_PEER = True
     assert socket_bind_refusal(["/run/mica/web.sock"]) is None
+
+
+def test_manage_py_serve_refuses_a_unix_socket_alike(settings):
+    """`manage.py serve --bind unix:...` starts gunicorn without deploy/gunicorn.conf.py:
+    it refuses the bind itself, before starting anything."""
+    settings.TRUST_SOCKET_PEER = False
+    with pytest.raises(CommandError, match="MICA_TRUST_SOCKET_PEER=1"):
+        call_command("serve", bind="unix:/run/mica/web.sock")

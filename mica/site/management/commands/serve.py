@@ -15,6 +15,8 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from mica.clients import socket_bind_refusal
+
 
 class Command(BaseCommand):
     help = "Serve the portal with gunicorn, a Celery worker and beat; stop all three on exit."
@@ -24,6 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--web-workers", type=int, default=2)
 
     def handle(self, *args, bind, web_workers, **options):
+        # As deploy/gunicorn.conf.py does: behind a unix socket clients must be told apart.
+        refusal = socket_bind_refusal(
+            [bind.removeprefix("unix:")] if bind.startswith("unix:") else []
+        )
+        if refusal:
+            raise CommandError(refusal)
         if settings.JOBS_EAGER:
             raise CommandError("MICA_JOBS_EAGER is set: jobs would run in the web process.")
         processes = [self._worker(), self._web(bind, web_workers)]
