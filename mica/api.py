@@ -65,9 +65,11 @@ class TokenScheme(OpenApiAuthenticationExtension):
     """The token scheme as an operator needs it described: the header, and where the key
     comes from."""
 
-    target_class = "rest_framework.authentication.TokenAuthentication"
+    target_class = "mica.api_auth.ApiTokenAuthentication"
     name = "tokenAuth"
     match_subclasses = True
+    # Ahead of drf-spectacular's own description of knox's tokens (a bearer scheme).
+    priority = 1
 
     def get_security_definition(self, auto_schema):
         return {
@@ -88,7 +90,8 @@ TOKEN_HOW_TO = lazy(
             _(
                 "Send the header Authorization: Token <key>, with the word Token, a space and "
                 "your key. MICA staff issue a key to the operator account of an accepted system "
-                "(in the admin, under Tokens) and send it to the submission's contact address; "
+                "(in the admin, under API tokens, where it is shown once and only its first "
+                "characters afterwards) and send it to the submission's contact address; "
                 "keep it secret. The operator guide walks through it: %(guide)s"
             )
         )

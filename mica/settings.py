@@ -76,7 +76,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
     "rest_framework",
-    "rest_framework.authtoken",
+    # API tokens stored as digests (mica.api_auth.ApiTokenAuthentication); its admin is ours.
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_filters",
@@ -454,12 +455,16 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "mica.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "mica.api_auth.ApiTokenAuthentication",
+        "mica.site.staff.SecondFactorSessionAuthentication",
         "mica.site.staff.LockoutBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
 }
+# An API token is shown once, when a verified superuser issues it in the admin; the
+# database keeps its digest and its first characters only. It lasts until revoked, or
+# until the expiry given when it was issued.
+REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token"}
 SPECTACULAR_SETTINGS = {
     "TITLE": "MICA portal API",
     "DESCRIPTION": (
@@ -513,6 +518,9 @@ AXES_VERBOSE = False
 # admin opens (mica.site.staff.second_factor_required).
 OTP_TOTP_ISSUER = "MICA portal"
 OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+# Enrolling a device takes a one-time code that another administrator issued (or
+# `manage.py issue_enrolment_code` on the server), valid for this many minutes.
+SECOND_FACTOR_ENROLMENT_MINUTES = int(os.environ.get("MICA_ENROLMENT_CODE_MINUTES", "30"))
 
 # --- Security ---------------------------------------------------------------
 

@@ -7,7 +7,6 @@ import datetime
 import factory
 from django.contrib.auth.models import Permission, User
 from factory.django import DjangoModelFactory
-from rest_framework.authtoken.models import Token
 
 from markets.models import CompetenceRole, Market, MarketCompetence
 from submissions.challenges import challenge_confirm, challenge_file, confirmation_token
@@ -116,10 +115,17 @@ class SnapshotFactory(DjangoModelFactory):
     data_status = DataStatus.OFFICIAL
 
 
+def api_token(user):
+    """The key of a fresh API token of `user` (django-rest-knox keeps only its digest)."""
+    from knox.models import AuthToken
+
+    _token, key = AuthToken.objects.create(user=user)
+    return key
+
+
 def api_auth(user):
     """The header that signs an API request in as `user`."""
-    token, _ = Token.objects.get_or_create(user=user)
-    return {"HTTP_AUTHORIZATION": f"Token {token.key}"}
+    return {"HTTP_AUTHORIZATION": f"Token {api_token(user)}"}
 
 
 ATTEMPT = {

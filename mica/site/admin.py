@@ -1,11 +1,31 @@
 """Sign-in lockouts in the admin: who is locked out from where, and the button that
-unlocks them (django-axes' records, with AXES_ENABLE_ADMIN off so these replace its own)."""
+unlocks them (django-axes' records, with AXES_ENABLE_ADMIN off so these replace its own);
+API tokens, enrolment codes and second-factor devices, for verified superusers."""
 
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, ngettext
+from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from knox.models import AuthToken
+
+from mica.errors import PermissionRefused
+from mica.site.enrolment import (
+    NOT_FOR_YOURSELF,
+    api_token_issue,
+    device_remove,
+    enrolment_code_issue,
+    verified_superuser,
+)
+from mica.site.models import ApiToken, EnrolmentCode
 
 # Labels axes and django-otp show in the admin; neither ships a Korean catalogue, so they
 # are named here for `make messages` to put into ours.
@@ -137,3 +157,196 @@ class AccessLogAdmin(ReadOnlyRecordAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+# --- API tokens, enrolment codes and second-factor devices ----------------------------------
+
+
+class VerifiedSuperuserOnly:
+    """Only a superuser whose session confirmed a TOTP code sees or manages these: a
+    staff account with `view_*` permissions finds nothing here."""
+
+    def has_module_permission(self, request):
+        return verified_superuser(request.user)
+
+    def has_view_permission(self, request, obj=None):
+        return verified_superuser(request.user)
+
+    def has_add_permission(self, request):
+        return verified_superuser(request.user)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return verified_superuser(request.user)
+
+
+def shown_once(request, *, title, lead, secret, note, back):
+    """The one page that shows a secret the database does not keep."""
+    response = TemplateResponse(
+        request,
+        "admin/shown_once.html",
+        {
+            **admin.site.each_context(request),
+            "title": title,
+            "lead": lead,
+            "secret": secret,
+            "note": note,
+            "back": back,
+        },
+    )
+    add_never_cache_headers(response)
+    return response
+
+
+class ApiTokenForm(forms.ModelForm):
+    class Meta:
+        model = ApiToken
+        fields = ["user", "expiry"]
+        labels = {"user": _("account"), "expiry": _("expires")}
+        help_texts = {"expiry": _("Leave empty for a token that lasts until it is deleted.")}
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(VerifiedSuperuserOnly, admin.ModelAdmin):
+    """API tokens: issued here, shown once, listed by their first characters; deleting
+    one revokes it."""
+
+    form = ApiTokenForm
+    list_display = ["prefix_shown", "user", "created", "expiry"]
+    search_fields = ["user__username", "token_key"]
+    raw_id_fields = ["user"]
+    list_select_related = ["user"]
+    readonly_fields = ["prefix_shown", "user", "created", "expiry"]
+
+    def get_fields(self, request, obj=None):
+        return ["user", "expiry"] if obj is None else self.readonly_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.readonly_fields
+
+    @admin.display(description=_("key begins with"), ordering="token_key")
+    def prefix_shown(self, obj):
+        return obj.prefix
+
+    def save_model(self, request, obj, form, change):
+        try:
+            token, key = api_token_issue(
+                user=obj.user, actor=request.user, expiry=form.cleaned_data.get("expiry")
+            )
+        except PermissionRefused as refused:
+            raise PermissionDenied(refused.message) from refused
+        obj.pk, obj.token_key, obj.created = token.pk, token.token_key, token.created
+        obj.key_shown_once = key
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return shown_once(
+            request,
+            title=_("API token issued"),
+            lead=_("The key of the new API token for %(account)s:")
+            % {"account": obj.user.get_username()},
+            secret=obj.key_shown_once,
+            note=_(
+                "Copy it now and send it to its owner by a safe channel: it is shown "
+                "this once. The portal keeps only a digest and its first characters, so "
+                "nobody can read it back. Deleting the token revokes it."
+            ),
+            back=reverse("admin:site_apitoken_changelist"),
+        )
+
+
+class EnrolmentCodeForm(forms.ModelForm):
+    class Meta:
+        model = EnrolmentCode
+        fields = ["user"]
+
+    def __init__(self, *args, actor=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.actor = actor
+        self.fields["user"].queryset = User.objects.filter(is_staff=True, is_active=True)
+
+    def clean_user(self):
+        user = self.cleaned_data["user"]
+        if self.actor is not None and user.pk == self.actor.pk:
+            raise forms.ValidationError(NOT_FOR_YOURSELF)
+        return user
+
+
+@admin.register(EnrolmentCode)
+class EnrolmentCodeAdmin(VerifiedSuperuserOnly, admin.ModelAdmin):
+    """One-time codes that let an account enrol an authenticator app: issued here for
+    another administrator, shown once, valid for SECOND_FACTOR_ENROLMENT_MINUTES."""
+
+    list_display = ["user", "issued_by", "issued_at", "expires_at", "used_at"]
+    list_select_related = ["user", "issued_by"]
+    search_fields = ["user__username"]
+    raw_id_fields = ["user"]
+    fields = ["user", "issued_by", "issued_at", "expires_at", "used_at"]
+
+    def get_form(self, request, obj=None, **kwargs):
+        base = super().get_form(request, obj, form=EnrolmentCodeForm, **kwargs)
+
+        class WithActor(base):
+            def __init__(self, *args, **inner):
+                super().__init__(*args, actor=request.user, **inner)
+
+        return WithActor
+
+    def get_fields(self, request, obj=None):
+        return ["user"] if obj is None else self.fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.fields
+
+    def save_model(self, request, obj, form, change):
+        try:
+            record, code = enrolment_code_issue(user=obj.user, actor=request.user)
+        except PermissionRefused as refused:
+            raise PermissionDenied(refused.message) from refused
+        obj.pk, obj.issued_at, obj.expires_at = record.pk, record.issued_at, record.expires_at
+        obj.code_shown_once = code
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return shown_once(
+            request,
+            title=_("Enrolment code issued"),
+            lead=_("The one-time enrolment code for %(account)s:")
+            % {"account": obj.user.get_username()},
+            secret=obj.code_shown_once,
+            note=_(
+                "Give it to its owner yourself (in person or by telephone), not by the "
+                "e-mail that carries their password reset. It is shown this once, is valid "
+                "until %(until)s and enrols one device. The account and the other "
+                "administrators have been told by e-mail."
+            )
+            % {"until": obj.expires_at.strftime("%Y-%m-%d %H:%M UTC")},
+            back=reverse("admin:site_enrolmentcode_changelist"),
+        )
+
+
+admin.site.unregister(TOTPDevice)
+# django-rest-knox's own admin lists digests and issues keys in a message; ours above
+# replaces it.
+if admin.site.is_registered(AuthToken):
+    admin.site.unregister(AuthToken)
+
+
+@admin.register(TOTPDevice)
+class SecondFactorDeviceAdmin(TOTPDeviceAdmin):
+    """django-otp's devices, without adding or changing one here: a device is enrolled
+    only by its owner with an enrolment code. Deleting one tells the account and the
+    other administrators."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def delete_model(self, request, obj):
+        device_remove(device=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for device in queryset.select_related("user"):
+            device_remove(device=device, actor=request.user)

@@ -14,11 +14,20 @@ from django.utils.translation import gettext_lazy as _
 from django_otp import user_has_device
 from drf_spectacular.authentication import BasicScheme
 from rest_framework import exceptions
-from rest_framework.authentication import BasicAuthentication
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.permissions import SAFE_METHODS
 
 from catalogue.access import HOLDOUT_PERMISSION
 from governance.models import PersonDeclaration
 
+BASIC_REFUSED = _(
+    "This account needs a second factor, so the API does not take its password: send "
+    "the header Authorization: Token <key> with a token issued to it in the admin."
+)
+UNVERIFIED_SESSION = _(
+    "This account needs a second factor: confirm a code from your authenticator app in "
+    "the admin before writing through the API in this session, or use a token."
+)
 LOCKED_OUT = _(
     "Too many failed sign-ins for this account from your address. It stays locked for "
     "%(minutes)s minutes after the last attempt, or until an administrator unlocks it."
@@ -101,13 +110,34 @@ class LockoutBasicAuthentication(BasicAuthentication):
             # No account has such a name, and the database would refuse to look it up.
             raise exceptions.AuthenticationFailed(_("Invalid username/password."))
         try:
-            return super().authenticate_credentials(userid, password, request)
+            user, auth = super().authenticate_credentials(userid, password, request)
         except exceptions.AuthenticationFailed:
             if getattr(request, "axes_locked_out", False):
                 raise SignInLockedOut(
                     wait=_cool_off_minutes() * 60, detail=lockout_message()
                 ) from None
             raise
+        # A password alone never opens what the second factor guards: such an account
+        # uses a token, which only a verified session issues.
+        if second_factor_required(user):
+            raise exceptions.PermissionDenied(BASIC_REFUSED)
+        return user, auth
+
+
+class SecondFactorSessionAuthentication(SessionAuthentication):
+    """The admin's session on the API (CSRF-checked, as DRF's): an account that needs a
+    second factor writes only once this session has confirmed a code. Reads stay open,
+    as they are to anyone."""
+
+    def authenticate(self, request):
+        result = super().authenticate(request)
+        if result is None or request.method in SAFE_METHODS:
+            return result
+        user = result[0]
+        verified = getattr(user, "is_verified", None)
+        if second_factor_required(user) and not (verified and verified()):
+            raise exceptions.PermissionDenied(UNVERIFIED_SESSION)
+        return result
 
 
 class LockoutBasicScheme(BasicScheme):

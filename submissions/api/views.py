@@ -8,12 +8,12 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
 )
 from rest_framework import serializers
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mica.api import NOT_AUTHENTICATED, NOT_JSON, TOO_LARGE_BODY, refusal
+from mica.api_auth import ApiTokenAuthentication
 from mica.parsers import BoundedJSONLinesParser, BoundedJSONParser, in_request_language
 from submissions.api.examples import attempt_examples
 from submissions.ingest import (
@@ -120,7 +120,7 @@ RECORDING = _(
 class AttemptIngest(APIView):
     """Record attempts: one JSON object, or a list of them stored all or nothing."""
 
-    authentication_classes = [TokenAuthentication]
+    authentication_classes = [ApiTokenAuthentication]
     permission_classes = [IsAuthenticated]
     # A JSON array, or the JSON Lines file a run wrote, one attempt a line.
     parser_classes = [BoundedJSONParser, BoundedJSONLinesParser]

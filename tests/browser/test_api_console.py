@@ -9,13 +9,12 @@ finds nothing on the console with its answer shown.
 import json
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from submissions.api.examples import ATTEMPT, SYSTEM_SUBMISSION, VALID_BATCH
 from submissions.models import Attempt
 from tests.browser.conftest import assert_accessible
 from tests.browser.test_content_security_policy import watched  # noqa: F401 - a fixture
-from tests.factories import SnapshotFactory, SystemFactory, UserFactory
+from tests.factories import SnapshotFactory, SystemFactory, UserFactory, api_token
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +29,7 @@ def operator_token(site):
         routable_models=SYSTEM_SUBMISSION["routable_models"],
         tools=SYSTEM_SUBMISSION["tools"],
     )
-    return Token.objects.create(user=operator).key
+    return api_token(operator)
 
 
 def send(page, token, example=None):

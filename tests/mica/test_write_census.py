@@ -331,10 +331,10 @@ def an_attempt(ctx):
 
 
 def token_header(user):
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
-    token, _created = Token.objects.get_or_create(user=user)
-    return {"HTTP_AUTHORIZATION": f"Token {token.key}"}
+    _token, key = AuthToken.objects.create(user=user)
+    return {"HTTP_AUTHORIZATION": f"Token {key}"}
 
 
 def competent(ctx, username, code, role):
@@ -1050,10 +1050,6 @@ ADMIN_ADD = {
         },
         "username",
     ),
-    "authtoken.TokenProxy": Add(lambda ctx, tag: {"user": a_user(ctx).pk}, "user"),
-    "otp_totp.TOTPDevice": Add(
-        lambda ctx, tag: {"user": a_user(ctx).pk, "name": f"census-{tag}"}, "name"
-    ),
     "catalogue.ExposureEntry": Add(
         lambda ctx, tag: {
             "definition": a_task_definition(ctx, tag).pk,
@@ -1297,22 +1293,11 @@ ADMIN_ADD = {
 }
 
 ADMIN_CHANGE = {
-    "otp_totp.TOTPDevice": Change(
-        pick=lambda ctx: _model("otp_totp.TOTPDevice").objects.create(
-            user=a_user(ctx), name=f"census-{uuid.uuid4().hex[:8]}"
-        ),
-        field="name",
-    ),
     "auth.Group": Change(
         pick=lambda ctx: _model("auth.Group").objects.create(name=f"census-{uuid.uuid4().hex[:8]}"),
         field="name",
     ),
     "auth.User": Change(pick=lambda ctx: a_user(ctx, first_name="Census")),
-    "authtoken.TokenProxy": Change(
-        pick=lambda ctx: _model("authtoken.TokenProxy").objects.create(user=a_user(ctx)),
-        field="user",
-        value=lambda ctx, original: str(a_user(ctx).pk),
-    ),
     "catalogue.TaskDefinition": Change(pick=lambda ctx: a_task_copy(ctx).definition),
     "catalogue.TaskFamily": Change(),
     "catalogue.TaskVersion": Change(pick=a_task_copy),
@@ -1378,8 +1363,15 @@ def _the_cell_of_an_attempt(ctx):
     ).pk
 
 
-# Records to delete for the models whose admin adds none.
+# Records to delete for the models whose admin adds none (or adds through a page of its own).
 THROWAWAY = {
+    "site.ApiToken": lambda ctx: _model("knox.AuthToken").objects.create(user=a_user(ctx))[0].pk,
+    "site.EnrolmentCode": lambda ctx: _an_enrolment_code(ctx, a_user(ctx, is_staff=True))[0].pk,
+    "otp_totp.TOTPDevice": lambda ctx: (
+        _model("otp_totp.TOTPDevice")
+        .objects.create(user=a_user(ctx), name="census", confirmed=True)
+        .pk
+    ),
     "governance.Appeal": lambda ctx: an_appeal(ctx).pk,
     "governance.GateCell": _the_cell_of_an_attempt,
     "jobs.JobRun": _create("jobs.JobRun", job_name="census.job"),
@@ -1975,20 +1967,87 @@ def case_second_factor(ctx):
     committed(ctx, TOTPDevice.objects.filter(pk=device.pk, last_t__gte=0))
 
 
+def _an_enrolment_code(ctx, user):
+    from mica.site.enrolment import enrolment_code_issue
+
+    return enrolment_code_issue(user=user, actor=None)
+
+
 def case_second_factor_enrol(ctx):
-    """Enrolling a TOTP device for the admin's second step.
+    """Enrolling a TOTP device for the admin's second step, with the one-time enrolment
+    code another administrator issued.
 
     Nothing acknowledged is lost: the redirect into the admin means the device is
-    committed as confirmed.
+    committed as confirmed and the code as spent.
     """
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
+    from mica.site.models import EnrolmentCode
+
     user = a_user(ctx, is_staff=True, is_superuser=True, password="pw-for-tests-only")
+    record, code = _an_enrolment_code(ctx, user)
     browser = _signed_in_with_password(ctx, user)
+    data = form_of(browser.get(reverse("second-factor-enrol")), "enrolment-code-form")
+    data["enrolment_code"] = code
+    redirected(browser.post(reverse("second-factor-enrol"), data))
     data = form_of(browser.get(reverse("second-factor-enrol")), "second-factor-form")
     data["code"] = _code(TOTPDevice.objects.get(user=user))
     redirected(browser.post(reverse("second-factor-enrol"), data))
     committed(ctx, TOTPDevice.objects.filter(user=user, confirmed=True))
+    committed(ctx, EnrolmentCode.objects.filter(pk=record.pk, used_at__isnull=False))
+
+
+def _shown_once_add(ctx, label, data, lookup):
+    """An add form whose answer shows a secret once instead of redirecting; the row and
+    the admin's log entry are committed when it does."""
+    model = _model(label)
+    browser = ctx.client(ctx.lead)
+    form = admin_form(browser, admin_url(model, "add"), model)
+    form.update(data, _save="Save")
+    response = browser.post(admin_url(model, "add"), form)
+    assert response.status_code == 200 and 'id="shown-once"' in response.text, (
+        response.status_code,
+        _errors(response),
+    )
+    [pk] = committed(ctx, model._default_manager.filter(**lookup))
+    logged(ctx, model, pk, ADDITION)
+    _quietly_delete(model, pk)
+
+
+def case_api_token_issue(ctx):
+    """Issuing an API token in the admin (a verified superuser): the key shown once.
+
+    Nothing acknowledged is lost: the page that shows the key means its digest and the
+    admin's log entry are committed.
+    """
+    user = a_user(ctx)
+    _shown_once_add(ctx, "site.ApiToken", {"user": str(user.pk)}, {"user": user})
+
+
+def case_enrolment_code_issue(ctx):
+    """Issuing a second-factor enrolment code in the admin: the code shown once.
+
+    Nothing acknowledged is lost: the page that shows the code means its digest, the
+    admin's log entry and the notices in the outbox are committed.
+    """
+    from submissions.models import OutboxMessage
+
+    user = a_user(ctx, is_staff=True, email="census-enrol@example.org")
+    _shown_once_add(ctx, "site.EnrolmentCode", {"user": str(user.pk)}, {"user": user})
+    committed(ctx, OutboxMessage.objects.filter(to="census-enrol@example.org"))
+
+
+def case_issue_enrolment_code(ctx):
+    """`issue_enrolment_code USERNAME` on the server, for the first administrator.
+
+    Nothing acknowledged is lost: the printed code means its digest is committed.
+    """
+    from mica.site.models import EnrolmentCode
+
+    user = a_user(ctx, is_staff=True, is_superuser=True)
+    code = run_command("issue_enrolment_code", user.username).strip()
+    assert code, "no code printed"
+    committed(ctx, EnrolmentCode.objects.filter(user=user, issued_by=None))
 
 
 def _a_device_url(name):
@@ -2366,7 +2425,8 @@ DELETABLE = [
     "axes.AccessAttempt",
     "otp_totp.TOTPDevice",
     "auth.User",
-    "authtoken.TokenProxy",
+    "site.ApiToken",
+    "site.EnrolmentCode",
     "catalogue.LocalReview",
     "catalogue.TaskDefinition",
     "catalogue.TaskFamily",
@@ -2398,8 +2458,8 @@ DELETABLE = [
     "submissions.SystemSubmission",
 ]
 
-# Admins with no actions at all, "delete selected" included (DRF's TokenAdmin).
-WITHOUT_ACTIONS = {"authtoken.TokenProxy"}
+# Admins with no actions at all, "delete selected" included.
+WITHOUT_ACTIONS = set()
 
 ADD_NOT_OFFERED = {
     "axes.AccessAttempt": "failed sign-ins are counted by django-axes as they happen",
@@ -2409,6 +2469,7 @@ ADD_NOT_OFFERED = {
     "governance.GateCell": "gate cells are derived from the attempts by the gate",
     "jobs.JobRun": "job runs are recorded by the jobs they track",
     "jobs.WorkerHeartbeat": "heartbeats are written by the workers",
+    "otp_totp.TOTPDevice": "a device is enrolled by its owner with an enrolment code",
     "jobs.BeatLease": "the beat lock is taken and renewed by beat",
     "submissions.Attempt": "attempts arrive through ingestion, where every rule is checked",
     "submissions.Challenge": "challenges are filed through the public form and the API",
@@ -2420,6 +2481,9 @@ CHANGE_READ_ONLY = {
     "axes.AccessAttempt": ("a lockout is undone by deleting it (Unlock), never edited", None),
     "axes.AccessFailureLog": ("the failed sign-in log is append-only", None),
     "axes.AccessLog": ("the sign-in log is written by django-axes", None),
+    "otp_totp.TOTPDevice": ("a device is enrolled by its owner, never edited", None),
+    "site.ApiToken": ("a token is revoked by deleting it, never edited", None),
+    "site.EnrolmentCode": ("a code is revoked by deleting it, never edited", None),
     "catalogue.ExposureEntry": ("the exposure log is append-only", None),
     "governance.GateCell": ("gate cells are derived from the attempts by the gate", None),
     "jobs.JobRun": ("a job run is written by its job", None),
@@ -2590,6 +2654,9 @@ CENSUS = {
     ("admin-url", "admin:jobs_jobrun_start"): case_start_jobs,
     ("form", "second-factor"): case_second_factor,
     ("form", "second-factor-enrol"): case_second_factor_enrol,
+    ("admin-add", "site.ApiToken"): case_api_token_issue,
+    ("admin-add", "site.EnrolmentCode"): case_enrolment_code_issue,
+    ("command", "issue_enrolment_code"): case_issue_enrolment_code,
     ("admin-action", "axes.AccessAttempt:unlock"): case_unlock_sign_in,
     ("admin-url", "admin:otp_totp_totpdevice_config"): ReadOnly(
         "a device's secret is never shown again (OTP_ADMIN_HIDE_SENSITIVE_DATA)",

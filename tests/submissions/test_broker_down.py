@@ -122,17 +122,16 @@ def test_a_system_submission_is_stored_and_answered_201_with_the_broker_down(
 def test_an_attempt_batch_is_stored_and_answered_201_with_the_broker_down(
     client, operator, broker_down, django_capture_on_commit_callbacks
 ):
-    from rest_framework.authtoken.models import Token
-
     from submissions.models import Attempt
+    from tests.factories import api_token
 
-    token = Token.objects.create(user=operator)
+    key = api_token(operator)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             "/api/v1/attempts/",
             json.dumps([attempt_payload()]),
             content_type="application/json",
-            HTTP_AUTHORIZATION=f"Token {token.key}",
+            HTTP_AUTHORIZATION=f"Token {key}",
         )
     assert response.status_code == 201, response.content
     assert Attempt.objects.count() == 1

@@ -16,12 +16,11 @@ import pytest
 import yaml
 from django.conf import settings
 from django.core import mail
-from rest_framework.authtoken.models import Token
 
 from submissions.api.views import attempt_batch_max as maximum
 from submissions.models import Attempt, System, SystemSubmission
 from submissions.system_submissions import system_submission_decide
-from tests.factories import SnapshotFactory, StaffFactory, SystemFactory, UserFactory
+from tests.factories import SnapshotFactory, StaffFactory, SystemFactory, UserFactory, api_token
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -145,7 +144,7 @@ def register_the_example_system(api, schema):
     )
     operator = UserFactory(username="harbor-ops")
     System.objects.filter(snapshots__submission=submission).update(operator_account=operator)
-    return Token.objects.create(user=operator).key, requests, answers
+    return api_token(operator), requests, answers
 
 
 def test_an_operator_records_a_batch_and_reads_every_error_from_the_schema(api):

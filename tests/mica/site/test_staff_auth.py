@@ -295,13 +295,19 @@ def test_the_second_step_refuses_junk_and_foreign_redirects(client):
 
 def test_a_holdout_keeper_without_a_device_enrols_one(client):
     """Staff authentication: an account with holdout access and no device is sent to
-    enrol one (the otpauth:// address and the secret as text), confirms it with one code,
-    and only then reaches the admin; the next session asks for a code again."""
+    enrol one (with the one-time code an administrator issued, then the otpauth://
+    address and the secret as text), confirms it with one code, and only then reaches
+    the admin; the next session asks for a code again."""
+    from mica.site.enrolment import enrolment_code_issue
+
     declared = StaffFactory(username="declared")
     PersonDeclaration.objects.create(user=declared, holdout_access=True)
+    _record, enrolment_code = enrolment_code_issue(user=declared, actor=None)
     admin_login(client, "declared", PASSWORD)
     index = client.get("/ko/admin/")
     assert index["Location"].startswith("/ko/admin/second-factor/enrol/")
+    assert 'name="enrolment_code"' in client.get(index["Location"]).text
+    client.post(index["Location"], {"enrolment_code": enrolment_code})
     page = client.get(index["Location"])
     assert page.status_code == 200 and '<html lang="ko"' in page.text
     device = TOTPDevice.objects.get(user=declared, confirmed=False)
