@@ -73,7 +73,7 @@ def _as_committed_baseline():
     from mica.content import changes
 
     connection.run_on_commit = [
-        entry for entry in connection.run_on_commit if not isinstance(entry[1], changes._Committed)
+        entry for entry in connection.run_on_commit if changes.step_of(entry[1]) is None
     ]
     changes.revisions_bump_all()
 

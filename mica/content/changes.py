@@ -76,6 +76,10 @@ def writes_not_public(using=None):
 # Sent once after each transaction that changed content has committed, with the
 # tables it wrote.
 content_committed = Signal()
+# Sent when that after-commit step failed, with the exception: the write is committed and
+# answered as it should be, so the failure goes to the log and to whoever records it for
+# /healthz/system (mica.site).
+content_committed_failed = Signal()
 
 
 class _Committed:
@@ -93,11 +97,45 @@ class _Committed:
         content_committed.send(sender=None, tables=frozenset(self.tables))
 
 
+def _step_run(step):
+    """Run an after-commit step; a failure is logged and reported, never raised.
+
+    The transaction has committed and its answer is owed to the client: a revision not
+    moved costs freshness until the next commit, while an error here would turn an
+    acknowledged write into a 500.
+    """
+    try:
+        step()
+    except Exception as error:
+        logger.exception("content committed, but its after-commit step failed")
+        try:
+            content_committed_failed.send(sender=None, error=error, tables=frozenset(step.tables))
+        except Exception:
+            logger.exception("the failed after-commit step could not be recorded")
+
+
+def _on_commit_hook(step):
+    # A function, not the step itself: on_commit(robust=True) names what failed by its
+    # __qualname__, which an instance lacks, so its guard would raise in turn.
+    def content_committed_after_commit():
+        _step_run(step)
+
+    content_committed_after_commit.step = step
+    return content_committed_after_commit
+
+
+def step_of(hook):
+    """The _Committed step an on_commit hook runs, or None for any other hook."""
+    step = getattr(hook, "step", None)
+    return step if isinstance(step, _Committed) else None
+
+
 def committed_step(connection):
     """The after-commit step of the open transaction on `connection`, or None."""
     for entry in connection.run_on_commit:
-        if isinstance(entry[1], _Committed):
-            return entry[1]
+        step = step_of(entry[1])
+        if step is not None:
+            return step
     return None
 
 
@@ -114,7 +152,7 @@ def content_written(connection, table):
         step.tables.add(table)
         step.rows.statement(table)
         return
-    transaction.on_commit(_Committed({table}), using=connection.alias, robust=True)
+    transaction.on_commit(_on_commit_hook(_Committed({table})), using=connection.alias, robust=True)
 
 
 def _after_statement(cursor, table):
@@ -133,12 +171,7 @@ def _after_statement(cursor, table):
             close()
         finally:
             del cursor.close  # back to the wrapped cursor's own close
-            try:
-                _Committed({table})()
-            except Exception:
-                # As on_commit(robust=True): the write is committed and acknowledged;
-                # a failed bump must not turn its answer into an error.
-                logger.exception("content revision not moved after an autocommit write")
+            _step_run(_Committed({table}))
 
     cursor.close = close_then_commit
 

@@ -15,6 +15,7 @@ import datetime
 import json
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 
 import redis
@@ -30,6 +31,7 @@ from mica.content.revision import NO_REVISION, revisions_read
 from mica.exports.selectors import export_current
 from mica.jobs.models import JobRun, JobState
 from mica.jobs.selectors import job_title, worker_heartbeat_age_seconds
+from mica.jobs.workflows import job_run_transition
 from mica.site.bake import MANIFEST, bake_current
 from mica.text import lazy_format
 
@@ -49,6 +51,9 @@ PROBE_TIMEOUT_SECONDS = 1.0
 # kombu's Redis transport keeps a queue's messages of each priority step in a list
 # named after the queue, the steps above 0 with this separator and the step.
 PRIORITY_SEPARATOR, PRIORITY_STEPS = "\x06\x16", (0, 3, 6, 9)
+# The job name under which a failed after-commit step of a content write is recorded
+# (mica.content.changes): a failed run of its own, shown under "Background jobs".
+AFTER_COMMIT_JOB = "content-committed"
 
 
 class Unhealthy(Exception):
@@ -272,6 +277,47 @@ def _worker_problems(mode):
     return []
 
 
+def after_commit_failure_record(sender, error, tables, **kwargs):
+    """Record a failed after-commit step (content_committed_failed) as a failed run, so
+    that /healthz/system and the admin's banner report it; the client got its answer."""
+    run = JobRun.objects.create(job_name=AFTER_COMMIT_JOB, arguments={"tables": sorted(tables)})
+    job_run_transition(
+        job_run_id=run.pk,
+        action="fail",
+        message=_("A change was saved, but the step after its commit failed."),
+        error="".join(traceback.format_exception(error))[-4000:],
+    )
+
+
+def _after_commit_problems(now):
+    latest = (
+        JobRun.objects.filter(
+            job_name=AFTER_COMMIT_JOB,
+            state=JobState.FAILED,
+            finished_at__gte=now - FAILED_WITHIN,
+        )
+        .order_by("-finished_at")
+        .values_list("pk", "finished_at")
+        .first()
+    )
+    if latest is None:
+        return []
+    pk, finished_at = latest
+    return [
+        Problem(
+            "after-commit-failed",
+            lazy_format(
+                _(
+                    "A change was saved, but the step after its commit failed (#%(run)d): "
+                    "pages and exports may not show it until the next change. See the log."
+                ),
+                run=pk,
+            ),
+            {"run": pk, "finished_at": finished_at.isoformat()},
+        )
+    ]
+
+
 def _job_problems(now):
     problems = []
     later_success = JobRun.objects.filter(
@@ -281,6 +327,7 @@ def _job_problems(now):
     )
     failed = (
         JobRun.objects.filter(state=JobState.FAILED, finished_at__gte=now - FAILED_WITHIN)
+        .exclude(job_name=AFTER_COMMIT_JOB)
         .exclude(Exists(later_success))
         .order_by("job_name", "-finished_at")
         .values_list("pk", "job_name", "finished_at")
@@ -414,7 +461,8 @@ def system_problems():
     now = timezone.now()
     mode = _broker_mode()
     problems = _broker_problems(mode) + _worker_problems(mode)
-    problems += _job_problems(now) + _bake_problems(now) + _export_problems()
+    problems += _job_problems(now) + _after_commit_problems(now)
+    problems += _bake_problems(now) + _export_problems()
     return problems
 
 

@@ -303,7 +303,7 @@ def test_what_follows_a_stored_batch_happens_once_for_the_batch(
 ):
     """The cells the batch reached are announced once, every one of them, and recomputed
     from all their attempts; the content revision moves once, after the commit."""
-    from mica.content.changes import _Committed
+    from mica.content.changes import step_of
 
     announced = []
 
@@ -327,7 +327,7 @@ def test_what_follows_a_stored_batch_happens_once_for_the_batch(
     assert (cells["JP"].attempts, cells["JP"].successes) == (20, 0)
     # The bulk inserts are seen as writes: one revision move for the transaction, naming
     # every table of the attempt record.
-    moves = [c for _s, c, _r in connection.run_on_commit if isinstance(c, _Committed)]
+    moves = [step_of(c) for _s, c, _r in connection.run_on_commit if step_of(c)]
     assert len(moves) == 1
     assert {
         "submissions_attempt",
