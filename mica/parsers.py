@@ -1,14 +1,18 @@
 """The API's JSON parser: bounded depth and key length, no unstorable text.
 
-The body's size is bounded before it is parsed: DRF reads it through request.body,
-which refuses more than DATA_UPLOAD_MAX_MEMORY_SIZE (mica.api answers 413).
+The body's size is bounded before it is parsed, whatever its media type: a body that
+declares or holds more than DATA_UPLOAD_MAX_MEMORY_SIZE bytes is refused (mica.api
+answers 413) having read at most that many, never read whole first.
 Registered in REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"]; kept apart from mica.api,
 which imports rest_framework.views (that module reads the settings naming this one).
 """
 
 import re
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.utils import translation
+from django.utils.http import parse_header_parameters
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.parsers import BaseParser, JSONParser, get_encoding
@@ -28,6 +32,10 @@ UNSTORABLE = _(
     "The JSON body holds a NUL character or an unpaired surrogate, which no text field accepts."
 )
 TOO_LARGE = _("The request body is larger than the %(limit)d bytes the API accepts.")
+UNKNOWN_CHARSET = _(
+    "The request body's charset “%(charset)s” is not one the API knows: send UTF-8 "
+    "(Content-Type: application/json; charset=utf-8)."
+)
 
 
 def in_request_language(request, message, **params):
@@ -49,11 +57,44 @@ class BoundedJSONParser(JSONParser):
 
 
 def decoded(stream, parser_context):
-    """The body as text; bytes that are not in its encoding are refused with 400."""
+    """The body as text, read within the upload bound; bytes that are not in its encoding
+    are refused with 400, a charset no codec reads with 415."""
+    request = parser_context["request"]
+    _media_type, params = parse_header_parameters(request.content_type or "")
+    # Django reads a charset it does not know as UTF-8, silently: refused instead. Text
+    # codecs only (''.encode refuses the others, such as bz2_codec, as DRF does).
+    charset = params.get("charset")
     try:
-        return stream.read().decode(get_encoding(parser_context))
+        if charset is not None:
+            "".encode(charset)
+    except (LookupError, UnicodeError):
+        raise exceptions.UnsupportedMediaType(
+            request.content_type,
+            detail=in_request_language(request, UNKNOWN_CHARSET, charset=charset[:100]),
+        ) from None
+    try:
+        return body_read(stream, request).decode(get_encoding(parser_context))
     except UnicodeDecodeError as exc:
         raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
+
+
+def body_read(stream, request):
+    """The body's bytes, refused (RequestDataTooBig, 413) once it is over the upload bound:
+    a body declared larger is refused unread, and one that is not declared, or declared
+    smaller than it is, is read no further than one byte past the bound."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if limit is None:
+        return stream.read()
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        raise RequestDataTooBig(TOO_LARGE)
+    body = stream.read(limit + 1)
+    if len(body) > limit:
+        raise RequestDataTooBig(TOO_LARGE)
+    return body
 
 
 def bounded_json(text, request):
@@ -93,6 +134,14 @@ def bounded_json(text, request):
 LINE_NOT_JSON = _("Line %(line)d of the JSON Lines body is not JSON: %(error)s")
 
 
+def json_lines(text):
+    """(number, line) of JSON Lines text: lines end at "\n" only (a "\r" before it is part
+    of the ending), so U+2028, U+2029, a form feed or any other character Python's
+    splitlines() would break at stays data inside its string, as JSON says it is."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        yield number, line.removesuffix("\r")
+
+
 class BoundedJSONLinesParser(BaseParser):
     """JSON Lines (one JSON value a line, blank lines skipped) as a list, each line under
     the bounds of a JSON body: an operator's run file, sent as it is."""
@@ -102,7 +151,7 @@ class BoundedJSONLinesParser(BaseParser):
     def parse(self, stream, media_type=None, parser_context=None):
         request = parser_context["request"]
         values = []
-        for number, line in enumerate(decoded(stream, parser_context).splitlines(), start=1):
+        for number, line in json_lines(decoded(stream, parser_context)):
             if not line.strip():
                 continue
             try:

@@ -20,7 +20,8 @@ class Command(BaseCommand):
         except get_user_model().DoesNotExist as missing:
             raise CommandError(f"No staff user {as_user!r}.") from missing
         payloads = []
-        with open(file, encoding="utf-8") as handle:
+        # Lines end at "\n" only, as in the API's JSON Lines (mica.parsers.json_lines).
+        with open(file, encoding="utf-8", newline="\n") as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
