@@ -18,6 +18,8 @@ from rest_framework import exceptions
 from rest_framework.parsers import BaseParser, JSONParser, get_encoding
 from rest_framework.utils import json
 
+from mica.errors import ValidationFailed
+
 # No record of the method nests deeper than a few levels or names a field this long;
 # bodies beyond these are refused before any view runs.
 JSON_MAX_DEPTH = 32
@@ -36,6 +38,28 @@ UNKNOWN_CHARSET = _(
     "The request body's charset “%(charset)s” is not one the API knows: send UTF-8 "
     "(Content-Type: application/json; charset=utf-8)."
 )
+# Python keeps the last of two equal keys: a record that said two outcomes was stored as
+# the second. Each key is said once, in every intake (the API, JSON Lines, the command).
+DUPLICATE_KEY_RULE = "duplicate-key"
+DUPLICATE_KEY = _("The key %(key)s appears twice in one JSON object: say each field once.")
+
+
+def duplicate_key_refused(key):
+    """The refusal of a key said twice, naming the rule and the key."""
+    detail = str(DUPLICATE_KEY) % {"key": json.dumps(key, ensure_ascii=False)}
+    raise ValidationFailed(
+        detail, field_errors={"rule": [DUPLICATE_KEY_RULE], "key": [key], "detail": [detail]}
+    )
+
+
+def unique_keys(pairs):
+    """A json.loads object_pairs_hook: the object, or the refusal of a repeated key."""
+    seen = set()
+    for key, _value in pairs:
+        if key in seen:
+            duplicate_key_refused(key)
+        seen.add(key)
+    return dict(pairs)
 
 
 def in_request_language(request, message, **params):
@@ -109,7 +133,8 @@ def bounded_json(text, request):
                 refuse(KEY_TOO_LONG, limit=JSON_MAX_KEY_LENGTH)
             if UNSTORABLE_TEXT.search(key):
                 refuse(UNSTORABLE)
-        return dict(pairs)
+        with translation.override(translation.get_language_from_request(request)):
+            return unique_keys(pairs)
 
     try:
         data = json.loads(text, object_pairs_hook=checked_object)

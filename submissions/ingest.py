@@ -27,6 +27,7 @@ from catalogue.access import task_versions_visible
 from catalogue.models import APPLYING, MarketApplicability
 from markets.models import IntegrationSituation
 from mica.errors import PermissionRefused, ValidationFailed
+from mica.text import is_blank
 from mica.vocabulary import PROOF_OF_SUCCESS, EvidenceType
 from submissions.models import (
     COUNTED,
@@ -39,6 +40,7 @@ from submissions.models import (
     Verification,
 )
 from submissions.signals import attempts_recorded
+from submissions.system_submissions import EARLIEST_RECORD_DATE, latest_snapshot_date
 
 COST_TOLERANCE = Decimal("1e-9")
 OPAQUE_ID = r"^[A-Za-z0-9._-]{1,64}$"
@@ -335,6 +337,16 @@ ATTEMPT_RULES = {
         400,
         gettext_lazy("This attempt id was already recorded with different content."),
     ),
+    "date-before-2000": (
+        400,
+        gettext_lazy("The platform snapshot date is before 2000: no record goes back so far."),
+    ),
+    "date-in-future": (
+        400,
+        gettext_lazy(
+            "The platform snapshot date is in the future: it is later than today anywhere on Earth."
+        ),
+    ),
     "invocation-order": (400, gettext_lazy("Invocation orders must run exactly 1 to n.")),
     "model-cost-sum": (400, gettext_lazy("The invocation costs must add up to the model cost.")),
     "observed-cost-sum": (
@@ -394,6 +406,24 @@ def refuse(rule, message):
     raise ValidationFailed(message, field_errors={"rule": [rule], "detail": [message]})
 
 
+def _check_dates(data):
+    """A date no run can have: before any record, or later than today anywhere on Earth
+    (UTC+14), however the sender's clock is set."""
+    if data["platform_snapshot_date"] < EARLIEST_RECORD_DATE:
+        refuse(
+            "date-before-2000",
+            _("The platform snapshot date is before 2000: no record goes back so far."),
+        )
+    if data["platform_snapshot_date"] > latest_snapshot_date():
+        refuse(
+            "date-in-future",
+            _(
+                "The platform snapshot date is in the future: it is later than today anywhere "
+                "on Earth."
+            ),
+        )
+
+
 def _check_costs(data):
     invocations = data["invocations"]
     orders = sorted(i["order"] for i in invocations)
@@ -419,9 +449,11 @@ def _check_outcome(data):
             "outcome-accuracy",
             _("Accuracy is 1 for a confirmed success and 0 for any other outcome."),
         )
-    if not data["eligible"] and not data["ineligible_reason"].strip():
+    # Blank once whitespace and zero-width characters are gone: a reason that shows nothing
+    # is no reason (mica.text.is_blank).
+    if not data["eligible"] and is_blank(data["ineligible_reason"]):
         refuse("ineligible-reason", _("An ineligible attempt must say why it is ineligible."))
-    if data["critical_safety_event"] and not data["safety_event_description"].strip():
+    if data["critical_safety_event"] and is_blank(data["safety_event_description"]):
         refuse("safety-event-description", _("A critical safety event must be described."))
     if success:
         _check_success(data)
@@ -710,6 +742,7 @@ def _attempt_judged(payload, checked, on_file, actor):
                 _("This attempt id was already recorded with different content."),
             )
         return existing, False
+    _check_dates(data)
     _check_costs(data)
     _check_outcome(data)
     version, market = _resolve(data, on_file)

@@ -1,7 +1,7 @@
 """System snapshot submissions: a declared composition in, an immutable snapshot out."""
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
@@ -79,6 +79,10 @@ LATEST_UTC_OFFSET = timedelta(hours=14)
 def latest_snapshot_date():
     """The last date that is not yet in the future anywhere on Earth."""
     return (timezone.now() + LATEST_UTC_OFFSET).date()
+
+
+# No agent system a record describes ran before this: an earlier date is a typing error.
+EARLIEST_RECORD_DATE = date(2000, 1, 1)
 
 
 def request_language():
@@ -172,6 +176,10 @@ class SystemSubmissionSerializer(serializers.Serializer):
         if value > latest_snapshot_date():
             raise serializers.ValidationError(
                 _("The snapshot date is in the future: give the date the snapshot was frozen.")
+            )
+        if value < EARLIEST_RECORD_DATE:
+            raise serializers.ValidationError(
+                _("The snapshot date is before 2000: give the date the snapshot was frozen.")
             )
         return value
 

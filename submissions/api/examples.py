@@ -184,6 +184,8 @@ REFUSED_BATCHES = {
         {},
     ),
     "attempt-id-reused": ([attempt(wall_clock_seconds=301.0)], None, {}),
+    "date-before-2000": ([refused(platform_snapshot_date="1999-12-31")], None, {}),
+    "date-in-future": ([refused(platform_snapshot_date="2999-01-01")], None, {}),
     "invocation-order": (
         [refused(invocations=[INVOCATIONS[0], {**INVOCATIONS[1], "order": 3}])],
         None,

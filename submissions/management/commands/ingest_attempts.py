@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from mica.errors import DomainError
+from mica.parsers import unique_keys
 from submissions.ingest import attempts_ingest_batch
 
 
@@ -26,9 +27,17 @@ class Command(BaseCommand):
                 if not line.strip():
                     continue
                 try:
-                    payloads.append(json.loads(line, parse_constant=_refuse_constant))
+                    payloads.append(
+                        json.loads(
+                            line, parse_constant=_refuse_constant, object_pairs_hook=unique_keys
+                        )
+                    )
                 except ValueError as error:
                     raise CommandError(f"line {number}: not valid JSON ({error})") from error
+                except DomainError as refused:
+                    raise CommandError(
+                        f"line {number}: {refused.message} {refused.field_errors}"
+                    ) from refused
         try:
             results = attempts_ingest_batch(payloads=payloads, actor=actor)
         except DomainError as refused:
