@@ -42,12 +42,27 @@ def _env_list(name, default):
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def _private_file(path, content=None):
+    """`path` readable by its owner only (0600), made with `content` when missing; made
+    so from the start, never widened then narrowed, and narrowed if an older release
+    left it wider."""
+    if content is not None and not path.exists():
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process starting at the same moment made it
+        else:
+            with os.fdopen(descriptor, "w") as stream:
+                stream.write(content)
+    if path.exists() and path.stat().st_mode & 0o077:
+        path.chmod(0o600)
+    return path
+
+
 def _embedded_secret_key():
     # The embedded profile keeps a generated key beside its database, so a
     # fresh machine never runs on a key that is published in the repository.
-    key_file = VAR_DIR / "secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
+    key_file = _private_file(VAR_DIR / "secret_key", secrets.token_urlsafe(50))
     return key_file.read_text().strip()
 
 
@@ -175,6 +190,9 @@ else:
             "CONN_MAX_AGE": 600,
         }
     }
+    # The database holds password hashes and API tokens: its owner's only, as SQLite's
+    # journal files follow the database file's mode.
+    _private_file(DATABASES["default"]["NAME"], "")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, broker and jobs -------------------------------------------------
@@ -419,6 +437,17 @@ else:
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": Path(os.environ.get("MICA_BUILD_STORE_DIR", VAR_DIR / "store"))},
     }
+# Every folder named above exists from the start, so that a first migrate, bake or
+# regeneration on a fresh deployment finds its place.
+_LOCAL_STORE = [] if S3_BUCKET else [BUILD_STORE["OPTIONS"]["location"]]
+for _folder in (EXPORT_DIR, PAGE_BAKE_DIR, *_LOCAL_STORE):
+    Path(_folder).mkdir(parents=True, exist_ok=True)
+# The key that authenticates each backup's manifest (mica.site.backup): a restore refuses
+# a backup it did not sign. Set it in production, the same on every machine that backs up
+# or restores, and keep a copy apart from the backups. Unset in the embedded profile, the
+# key is var/backup_key (0600, made by the first backup), never inside a backup.
+BACKUP_KEY = os.environ.get("MICA_BACKUP_KEY", "")
+BACKUP_KEY_FILE = None if PRODUCTION else VAR_DIR / "backup_key"
 # How many web nodes serve the site: more than one needs the object store (a startup
 # check refuses node-local builds then).
 WEB_NODES = int(os.environ.get("MICA_WEB_NODES", "1"))

@@ -12,6 +12,18 @@ A backup is one plain directory, not a .tar.gz:
       database.pgdump    PostgreSQL: pg_dump --format=custom (compressed already)
       exports/           the published export set, its manifest.json included
 
+The manifest is signed: backup.json.hmac holds an HMAC-SHA256 of backup.json's exact
+bytes under the backup key (MICA_BACKUP_KEY; in the embedded profile var/backup_key,
+made 0600 by the first backup), which no backup holds. A restore refuses a backup
+whose manifest the key did not sign before it looks at anything else, so a backup
+altered and re-hashed (a database swapped, its checksum written anew) is refused and
+nothing changes. Every file of a backup is its owner's only (0600, folders 0700).
+
+With MICA_S3_BUCKET set, `backup` sends the finished directory to the object store of
+the published builds (mica.content.builds), under `backups/<name>/`, its manifest and
+signature last, and keeps no copy on the machine; `restore <name>` fetches it into a
+private temporary folder and restores from there, with the same checks.
+
 A directory because restore checks every file against its checksum where it
 lies, with no unpacking into temporary space first; because rsync, restic or borg
 copy it off the machine file by file, unchanged exports and all, where one
@@ -33,14 +45,17 @@ switches the `current` export link in one step, as the publisher does, and moves
 the content revision so that no page cached before the restore is served after it.
 """
 
+import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
 import shutil
 import sqlite3
 import subprocess
 import tempfile
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path, PurePosixPath
 
 import django
@@ -52,7 +67,7 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from mica.content.builds import file_digest
+from mica.content.builds import build_store, file_digest
 from mica.content.changes import revisions_bump_all
 from mica.errors import DomainError
 from mica.exports.publish import exports_publish_restored
@@ -60,6 +75,11 @@ from mica.exports.registry import MANIFEST as EXPORT_MANIFEST
 from mica.exports.selectors import export_file_open, export_published, export_root
 
 BACKUP_MANIFEST = "backup.json"
+# The manifest's signature: {"algorithm", "key_id", "hmac"} (see the module's docstring).
+SIGNATURE = "backup.json.hmac"
+SIGNATURE_ALGORITHM = "HMAC-SHA256"
+# Where backups go in the object store, under the store's prefix.
+STORE_FOLDER = "backups"
 FORMAT = "mica-backup"
 FORMAT_VERSION = 1
 NAME_PREFIX = "mica-backup-"
@@ -117,6 +137,115 @@ def _latest_migrations(rows):
     for app, name in rows:
         latest[app] = name
     return dict(sorted(latest.items()))
+
+
+# --- The backup key and the manifest's signature ----------------------------------
+
+
+def _inside(path, folder):
+    path, folder = Path(path).absolute(), Path(folder).absolute()
+    return folder == path or folder in path.parents
+
+
+def _key_file_make(key_file):
+    # Made 0600 from the start, as var/secret_key: whoever reads it can sign a backup.
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        descriptor = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # made by another backup meanwhile
+    with os.fdopen(descriptor, "w") as stream:
+        stream.write(secrets.token_urlsafe(48))
+
+
+def _backup_key(*, destination=None):
+    """The key that signs and checks manifests, as bytes. `destination`: a backup is about
+    to be written there, and the embedded key file is made if missing."""
+    if settings.BACKUP_KEY:
+        return settings.BACKUP_KEY.encode()
+    if settings.BACKUP_KEY_FILE is None:
+        raise BackupRefused(
+            _(
+                "Set MICA_BACKUP_KEY: backups are signed with it, and a restore refuses a "
+                "backup it did not sign."
+            )
+        )
+    key_file = Path(settings.BACKUP_KEY_FILE)
+    if destination is not None:
+        if _inside(key_file, destination):
+            raise BackupRefused(
+                _(
+                    "The backup key %(key)s lies under %(path)s, where the backups go: "
+                    "keep it apart from them, or set MICA_BACKUP_KEY."
+                )
+                % {"key": key_file, "path": destination}
+            )
+        _key_file_make(key_file)
+    try:
+        key = key_file.read_text().strip()
+    except FileNotFoundError:
+        key = ""
+    if not key:
+        raise BackupRefused(
+            _(
+                "This machine has no backup key (neither MICA_BACKUP_KEY nor %(path)s): set "
+                "MICA_BACKUP_KEY to the key of the deployment that made the backup."
+            )
+            % {"path": key_file}
+        )
+    return key.encode()
+
+
+def _key_id(key):
+    # Names the key without revealing it, so a refusal can say "another key".
+    return hmac.new(key, b"mica-backup-key-id", hashlib.sha256).hexdigest()[:16]
+
+
+def _signature(key, manifest_bytes):
+    return {
+        "algorithm": SIGNATURE_ALGORITHM,
+        "key_id": _key_id(key),
+        "hmac": hmac.new(key, manifest_bytes, hashlib.sha256).hexdigest(),
+    }
+
+
+def _signature_check(source, manifest_bytes, key):
+    """Refused unless backup.json is exactly what the key signed."""
+    try:
+        signature = json.loads((source / SIGNATURE).read_text(encoding="utf-8"))
+        algorithm, key_id, mac = signature["algorithm"], signature["key_id"], signature["hmac"]
+        readable = all(isinstance(value, str) for value in (algorithm, key_id, mac))
+    except (OSError, ValueError, KeyError, TypeError):
+        readable = False
+    if not readable or algorithm != SIGNATURE_ALGORITHM:
+        raise BackupRefused(
+            _(
+                "%(path)s holds no readable signature of its manifest (%(signature)s): a backup "
+                "that is not authenticated is refused."
+            )
+            % {"path": source, "signature": SIGNATURE}
+        )
+    if not hmac.compare_digest(key_id, _key_id(key)):
+        raise BackupRefused(
+            _(
+                "This backup was signed with another backup key than this machine's: set "
+                "MICA_BACKUP_KEY to the key of the deployment that made it."
+            )
+        )
+    if not hmac.compare_digest(mac, _signature(key, manifest_bytes)["hmac"]):
+        raise BackupRefused(
+            _(
+                "%(manifest)s does not match its signature: the backup was altered after it "
+                "was written and is refused."
+            )
+            % {"manifest": BACKUP_MANIFEST}
+        )
+
+
+def _private_tree(folder):
+    """Every file under `folder` its owner's only: a backup holds every secret."""
+    for path in folder.rglob("*"):
+        path.chmod(0o700 if path.is_dir() else 0o600)
 
 
 # --- SQLite -------------------------------------------------------------------
@@ -452,11 +581,52 @@ def _backup_folder(destination, taken_at):
 
 
 def backup_write(*, destination=None, progress=_silent):
-    """Write a backup directory under `destination` (VAR_DIR/backups); return (path, manifest)."""
+    """Write a backup directory under `destination` (VAR_DIR/backups); return (path, manifest).
+
+    With MICA_S3_BUCKET set and no `destination`, the backup goes to the object store
+    instead: (its name there, backups/<name>, manifest)."""
+    if destination or not settings.S3_BUCKET:
+        final, manifest = _backup_local(destination, progress)
+        progress(100, _("Backup written to %(path)s") % {"path": final})
+        return final, manifest
+    final, manifest = _backup_local(None, progress)
+    try:
+        progress(90, _("Sending the backup to the object store"))
+        name = _store_put(final)
+    finally:
+        shutil.rmtree(final, ignore_errors=True)  # the store holds it; a copy here dies here
+    progress(100, _("Backup written to %(path)s") % {"path": name})
+    return name, manifest
+
+
+def _store_put(final):
+    """Send a finished backup directory to the object store, its manifest and signature last:
+    a backup there is complete once its signature is."""
+    store = build_store()
+    files = sorted(path for path in final.rglob("*") if path.is_file())
+    last = [final / BACKUP_MANIFEST, final / SIGNATURE]
+    try:
+        for path in [path for path in files if path not in last] + last:
+            with open(path, "rb") as stream:
+                store.save(_store_name(final.name, path.relative_to(final).as_posix()), stream)
+    except Exception as error:  # the store's client raises its own errors
+        raise BackupRefused(
+            _("The backup could not be sent to the object store: %(error)s")
+            % {"error": f"{type(error).__name__}: {error}"[:ERROR_TAIL]}
+        ) from error
+    return f"{STORE_FOLDER}/{final.name}"
+
+
+def _store_name(name, relative):
+    return f"{STORE_FOLDER}/{name}/{relative}"
+
+
+def _backup_local(destination, progress):
     engine = _engine()
     destination = Path(destination) if destination else Path(settings.VAR_DIR) / "backups"
     if destination.exists() and not destination.is_dir():
         raise BackupRefused(_("%(path)s is not a directory.") % {"path": destination})
+    key = _backup_key(destination=destination)
     taken_at = timezone.now()
     try:
         destination.mkdir(parents=True, exist_ok=True)
@@ -498,9 +668,10 @@ def backup_write(*, destination=None, progress=_silent):
             "exports": exports,
             "files": files,
         }
-        with open(partial / BACKUP_MANIFEST, "w", encoding="utf-8") as stream:
-            json.dump(manifest, stream, ensure_ascii=False, indent=1)
-            stream.write("\n")
+        manifest_bytes = (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode()
+        (partial / BACKUP_MANIFEST).write_bytes(manifest_bytes)
+        (partial / SIGNATURE).write_text(json.dumps(_signature(key, manifest_bytes)) + "\n")
+        _private_tree(partial)
         final = _backup_folder(destination, taken_at)
         partial.rename(final)
     except OSError as error:
@@ -512,14 +683,13 @@ def backup_write(*, destination=None, progress=_silent):
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    progress(100, _("Backup written to %(path)s") % {"path": final})
     return final, manifest
 
 
 # --- Restore --------------------------------------------------------------------
 
 
-def _manifest_read(source):
+def _manifest_read(source, key):
     if not source.exists():
         raise BackupRefused(_("There is no backup at %(path)s.") % {"path": source})
     if not source.is_dir():
@@ -539,12 +709,16 @@ def _manifest_read(source):
             % {"path": source, "manifest": BACKUP_MANIFEST}
         )
     try:
-        manifest = json.loads((source / BACKUP_MANIFEST).read_text(encoding="utf-8"))
+        manifest_bytes = (source / BACKUP_MANIFEST).read_bytes()
     except OSError as error:
         raise BackupRefused(
             _("%(path)s cannot be read: %(error)s")
             % {"path": source / BACKUP_MANIFEST, "error": _reason(error)}
         ) from error
+    # Before anything the manifest says is believed.
+    _signature_check(source, manifest_bytes, key)
+    try:
+        manifest = json.loads(manifest_bytes.decode("utf-8"))
     except ValueError as error:
         raise BackupRefused(
             _("%(path)s is not a backup manifest.") % {"path": source / BACKUP_MANIFEST}
@@ -631,9 +805,10 @@ def backup_check(*, source, progress=_silent):
     """(manifest, what the restore needs) of the backup at `source` once every check
     has passed; BackupRefused with the reason otherwise. Changes nothing."""
     engine = _engine()
+    key = _backup_key()
     source = Path(source)
     progress(0, _("Reading %(path)s") % {"path": source / BACKUP_MANIFEST})
-    manifest = _manifest_read(source)
+    manifest = _manifest_read(source, key)
     if manifest["engine"] != engine:
         raise BackupRefused(
             _(
@@ -665,7 +840,60 @@ def backup_restore(*, source, progress=_silent, confirm=lambda manifest: True):
     leaves everything as it was. Returns a report: the manifest, whether an export
     set was published, the tables dropped and the migrations still to apply.
     """
-    source = Path(source)
+    if _from_store(source):
+        with _store_fetched(source, progress) as fetched:
+            return _restore(fetched, progress, confirm)
+    return _restore(Path(source), progress, confirm)
+
+
+def _from_store(source):
+    """Whether `source` names a backup in the object store: a bare name there, no path here."""
+    if not settings.S3_BUCKET or Path(source).exists():
+        return False
+    name = str(source).removeprefix(f"{STORE_FOLDER}/")
+    return name.startswith(NAME_PREFIX) and "/" not in name
+
+
+@contextmanager
+def _store_fetched(source, progress):
+    """The backup `source` fetched from the object store into a private temporary folder,
+    its signature checked before any other file is fetched; removed afterwards."""
+    name = str(source).removeprefix(f"{STORE_FOLDER}/")
+    store = build_store()
+    folder = Path(tempfile.mkdtemp(prefix=".restore-", dir=settings.VAR_DIR))
+    try:
+        progress(0, _("Fetching %(name)s from the object store") % {"name": name})
+        try:
+            if not store.exists(_store_name(name, SIGNATURE)):
+                raise BackupRefused(
+                    _("There is no backup named %(name)s in the object store.") % {"name": name}
+                )
+            for relative in (BACKUP_MANIFEST, SIGNATURE):
+                _store_fetch(store, name, relative, folder)
+            manifest = _manifest_read(folder, _backup_key())
+            for entry in manifest["files"]:
+                if store.exists(_store_name(name, entry["name"])):
+                    _store_fetch(store, name, entry["name"], folder)
+        except BackupRefused:
+            raise
+        except Exception as error:  # the store's client raises its own errors
+            raise BackupRefused(
+                _("The backup could not be fetched from the object store: %(error)s")
+                % {"error": f"{type(error).__name__}: {error}"[:ERROR_TAIL]}
+            ) from error
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _store_fetch(store, name, relative, folder):
+    target = folder / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with store.open(_store_name(name, relative), "rb") as stream, open(target, "wb") as copy:
+        shutil.copyfileobj(stream, copy, 1 << 20)
+
+
+def _restore(source, progress, confirm):
     manifest, details = backup_check(source=source, progress=progress)
     if not confirm(manifest):
         raise BackupRefused(_("Restore cancelled; nothing was changed."))

@@ -7,6 +7,7 @@ for PostgreSQL, a scratch database created for the module and dropped after it.
 """
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -58,11 +59,11 @@ class Site:
             self.env["MICA_DATABASE_URL"] = database_url
         self.database_url = database_url
 
-    def run(self, *command, prefix=(), stdin=None):
+    def run(self, *command, prefix=(), stdin=None, env=None):
         return subprocess.run(
             [*prefix, sys.executable, *command],
             cwd=ROOT,
-            env=self.env,
+            env={**self.env, **(env or {})},
             input=stdin,
             capture_output=True,
             text=True,
@@ -84,14 +85,21 @@ class Site:
         self.manage("load_canonical_content")
         self.manage("regenerate_exports", "--sync")
 
-    def backup(self, *arguments):
-        output = self.manage("backup", *arguments)
+    def backup(self, *arguments, env=None):
+        result = self.run("manage.py", "backup", *arguments, env=env)
+        assert result.returncode == 0, f"backup {arguments}:\n{result.stdout}\n{result.stderr}"
+        output = result.stdout
         assert "[100%] Backup written to" in output
         return Path(output.strip().splitlines()[-1].removeprefix("Backup written to ").strip())
 
     @property
     def exports(self):
         return self.var_dir / "exports"
+
+    @property
+    def backup_key(self):
+        """The embedded profile's backup key, made by the first backup."""
+        return (self.var_dir / "backup_key").read_text().strip()
 
     def export_state(self):
         """(the directory `current` names, the published manifest, the builds on disk)."""
@@ -139,11 +147,27 @@ def _sqlite_state(site):
     return _digest(site.var_dir / "mica.sqlite3"), site.export_state()
 
 
-def _manifest_rewrite(backup, change):
+def _manifest_rewrite(backup, change, key=None):
+    """Change a backup's manifest; with `key`, sign it anew, as only its holder can."""
     path = backup / "backup.json"
     manifest = json.loads(path.read_text())
     change(manifest)
     path.write_text(json.dumps(manifest))
+    if key is not None:
+        _sign(backup, key)
+
+
+def _sign(backup, key):
+    """backup.json.hmac as the README describes it: HMAC-SHA256 of backup.json's bytes."""
+    signature = json.loads((backup / "backup.json.hmac").read_text())
+    data = (backup / "backup.json").read_bytes()
+    signature["hmac"] = hmac.new(key.encode(), data, hashlib.sha256).hexdigest()
+    (backup / "backup.json.hmac").write_text(json.dumps(signature))
+
+
+def _key_of(backup):
+    """The key of the deployment that made `backup` (its var/backup_key)."""
+    return (backup.parent.parent / "backup_key").read_text().strip()
 
 
 def _copy(backup, tmp_path, name="copy"):
@@ -201,6 +225,61 @@ def test_a_sqlite_backup_holds_the_database_the_exports_and_their_checksums(sqli
     assert _sqlite_row(backup / "database.sqlite3", "PRAGMA integrity_check") == ("ok",)
 
 
+def test_a_backup_and_the_embedded_secrets_are_their_owners_only(sqlite_site):
+    """Issue 33, item 4: "files are written 0600; the embedded profile's var/secret_key and
+    database are 0600", and the key that signs backups is in none of them."""
+    site, backup = sqlite_site
+    files = [path for path in backup.rglob("*") if path.is_file()]
+    folders = [path for path in backup.rglob("*") if path.is_dir()]
+    assert files and folders
+    for path in files:
+        assert path.stat().st_mode & 0o777 == 0o600, path
+    for path in folders:
+        assert path.stat().st_mode & 0o777 == 0o700, path
+    for name in ("secret_key", "mica.sqlite3", "backup_key"):
+        assert (site.var_dir / name).stat().st_mode & 0o777 == 0o600, name
+    key = site.backup_key.encode()
+    assert len(key) >= 32
+    assert not [path for path in files if key in path.read_bytes()]
+    # A deployment an older release left readable by others is narrowed at start.
+    (site.var_dir / "secret_key").chmod(0o644)
+    (site.var_dir / "mica.sqlite3").chmod(0o644)
+    site.manage("check")
+    assert (site.var_dir / "secret_key").stat().st_mode & 0o777 == 0o600
+    assert (site.var_dir / "mica.sqlite3").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_manifest_is_signed_with_the_configured_key(sqlite_site, tmp_path):
+    """MICA_BACKUP_KEY signs backup.json (HMAC-SHA256 of its bytes, as the README says), and
+    a deployment with another key refuses the backup before it changes anything."""
+    site, _backup = sqlite_site
+    key = secrets.token_urlsafe(32)
+    backup = site.backup("--output", str(tmp_path), env={"MICA_BACKUP_KEY": key})
+    signature = json.loads((backup / "backup.json.hmac").read_text())
+    assert signature["algorithm"] == "HMAC-SHA256"
+    expected = hmac.new(key.encode(), (backup / "backup.json").read_bytes(), hashlib.sha256)
+    assert signature["hmac"] == expected.hexdigest()
+    before = _sqlite_state(site)
+    result = site.run("manage.py", "restore", "--no-input", str(backup))  # var/backup_key
+    _assert_refused(result, "signed with another backup key")
+    assert _sqlite_state(site) == before
+
+
+def test_a_backup_beside_its_key_or_without_a_configured_key_is_refused(sqlite_site, tmp_path):
+    site, _backup = sqlite_site
+    _assert_refused(
+        site.run("manage.py", "backup", "--output", str(site.var_dir)),
+        f"The backup key {site.var_dir / 'backup_key'} lies under {site.var_dir}",
+    )
+    assert not list(site.var_dir.glob("mica-backup-*"))
+    # In production the key is set, never made on one machine.
+    production = {"MICA_SECRET_KEY": secrets.token_urlsafe(50)}
+    for command in (["backup", "--output", str(tmp_path)], ["restore", "--no-input", "x"]):
+        result = site.run("manage.py", *command, env=production)
+        _assert_refused(result, "Set MICA_BACKUP_KEY")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sqlite_backup_change_restore_finds_the_original(sqlite_site, tmp_path):
     site, _backup = sqlite_site
     original_term = site.first_term()
@@ -250,6 +329,14 @@ def test_a_sqlite_backup_is_one_committed_state_while_a_write_is_open(sqlite_sit
 def test_a_sqlite_backup_restores_onto_a_fresh_machine(sqlite_site, tmp_path):
     site, backup = sqlite_site
     fresh = Site(tmp_path / "fresh-var")  # no database, no exports yet
+    # Without the key of the deployment that made it, the backup is not believed.
+    _assert_refused(
+        fresh.run("manage.py", "restore", "--no-input", str(backup)),
+        "This machine has no backup key",
+        "set MICA_BACKUP_KEY",
+    )
+    assert not (fresh.var_dir / "backup_key").exists()
+    fresh.env["MICA_BACKUP_KEY"] = site.backup_key
     fresh.manage("restore", "--no-input", str(backup))
     assert (
         fresh.first_term()
@@ -271,14 +358,15 @@ def test_a_backup_before_any_export_restores_the_database_and_leaves_the_exports
     # What is published is the database's to say (its pointer), whatever a node's disk holds.
     unpublished = Site(tmp_path / "no-exports-yet")
     unpublished.manage("migrate", "--no-input")
-    output = unpublished.manage("backup", "--output", str(tmp_path))
+    output = unpublished.manage("backup", "--output", str(tmp_path / "backups"))
     assert "No export set has been published yet" in output
-    backup = next(tmp_path.glob("mica-backup-*"))
+    backup = next((tmp_path / "backups").glob("mica-backup-*"))
     assert json.loads((backup / "backup.json").read_text())["exports"] is None
     assert not (backup / "exports").exists()
 
     before = site.export_state()
-    output = site.manage("restore", "--no-input", str(backup))
+    env = {"MICA_BACKUP_KEY": unpublished.backup_key}  # the key of the deployment that made it
+    output = site.manage("restore", "--no-input", str(backup), env=env)
     assert "the published set was left as it was" in output
     assert site.export_state() == before
 
@@ -298,6 +386,7 @@ def _no_manifest(backup, tmp):
 def _manifest_not_json(backup, tmp):
     copy = _copy(backup, tmp)
     (copy / "backup.json").write_text("{ not json")
+    _sign(copy, _key_of(backup))
     return copy
 
 
@@ -325,20 +414,54 @@ def _missing_file(backup, tmp):
 
 def _other_engine(backup, tmp):
     copy = _copy(backup, tmp)
-    _manifest_rewrite(copy, lambda manifest: manifest.update(engine="postgresql"))
+    _manifest_rewrite(copy, lambda manifest: manifest.update(engine="postgresql"), _key_of(backup))
     return copy
 
 
 def _newer_release(backup, tmp):
     copy = _copy(backup, tmp)
-    _manifest_rewrite(copy, lambda manifest: manifest["migrations"].update(site="9999_future"))
+    _manifest_rewrite(
+        copy, lambda manifest: manifest["migrations"].update(site="9999_future"), _key_of(backup)
+    )
     return copy
 
 
 def _escaping_name(backup, tmp):
     copy = _copy(backup, tmp)
     outside = {"name": "../secret_key", "size": 1, "sha256": "0"}
-    _manifest_rewrite(copy, lambda manifest: manifest["files"].append(outside))
+    _manifest_rewrite(copy, lambda manifest: manifest["files"].append(outside), _key_of(backup))
+    return copy
+
+
+def _rehashed(backup, tmp):
+    """The database swapped for another and its size and checksum written anew: every
+    check a manifest alone can make passes."""
+    copy = _copy(backup, tmp)
+    database = copy / "database.sqlite3"
+    with closing(sqlite3.connect(database)) as connection:
+        connection.execute("UPDATE methodology_glossaryterm SET definition_en = 'planted'")
+        connection.commit()
+
+    def rehash(manifest):
+        entry = next(e for e in manifest["files"] if e["name"] == "database.sqlite3")
+        entry.update(size=database.stat().st_size, sha256=_digest(database))
+
+    _manifest_rewrite(copy, rehash)
+    return copy
+
+
+def _unsigned(backup, tmp):
+    copy = _copy(backup, tmp)
+    (copy / "backup.json.hmac").unlink()
+    return copy
+
+
+def _signed_with_another_key(backup, tmp):
+    copy = _copy(backup, tmp)
+    signature = json.loads((copy / "backup.json.hmac").read_text())
+    signature["key_id"] = "0" * len(signature["key_id"])
+    (copy / "backup.json.hmac").write_text(json.dumps(signature))
+    _sign(copy, "a key this deployment does not hold")
     return copy
 
 
@@ -359,6 +482,12 @@ BAD_BACKUPS = {
     ),
     "newer release": (_newer_release, ["migrations this one lacks (site.9999_future)"]),
     "escaping name": (_escaping_name, ["is not a backup manifest this release reads"]),
+    "re-hashed manifest": (
+        _rehashed,
+        ["backup.json does not match its signature: the backup was altered"],
+    ),
+    "unsigned": (_unsigned, ["holds no readable signature of its manifest (backup.json.hmac)"]),
+    "another key": (_signed_with_another_key, ["signed with another backup key"]),
 }
 
 
@@ -410,6 +539,67 @@ def test_a_backup_to_a_place_that_cannot_hold_one_is_refused(sqlite_site, tmp_pa
         locked.chmod(0o700)
     _assert_refused(result, f"A backup cannot be written under {locked}: Permission denied")
     assert list(locked.iterdir()) == []
+
+
+# --- The object store ----------------------------------------------------------------
+
+
+def test_with_a_bucket_backups_go_to_the_object_store_and_restore_from_there(
+    object_store, tmp_path
+):
+    """Issue 31, item 2: with MICA_S3_BUCKET set, "exports, baked pages and backups are
+    written through django-storages / boto3"; restore reads the backup from the store, and
+    refuses one whose manifest was re-hashed there."""
+    from tests.conftest import ObjectStore
+
+    store, bucket = object_store
+    prefix = f"test-{secrets.token_hex(6)}"
+    site = Site(tmp_path / "var")
+    site.env.update(
+        MICA_S3_BUCKET=bucket,
+        MICA_S3_ENDPOINT_URL=store.endpoint,
+        MICA_S3_REGION="us-east-1",
+        MICA_S3_PREFIX=prefix,
+        **ObjectStore.ACCESS,
+    )
+    site.set_up()
+    original = site.first_term()
+    name = str(site.backup())
+    assert re.match(r"^backups/mica-backup-\d{8}T\d{6}Z$", name), name
+    assert not list((site.var_dir / "backups").glob("mica-backup-*"))  # no copy left here
+    s3 = store.client()
+    listed = s3.list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/{name}/")["Contents"]
+    keys = {entry["Key"].removeprefix(f"{prefix}/{name}/") for entry in listed}
+    assert {"backup.json", "backup.json.hmac", "database.sqlite3", "exports/manifest.json"} <= keys
+
+    site.python(EDIT)
+    assert site.first_term() == CHANGED
+    manifest_key = f"{prefix}/{name}/backup.json"
+    database_key = f"{prefix}/{name}/database.sqlite3"
+    manifest_bytes = s3.get_object(Bucket=bucket, Key=manifest_key)["Body"].read()
+    database_bytes = s3.get_object(Bucket=bucket, Key=database_key)["Body"].read()
+    planted = tmp_path / "planted.sqlite3"
+    shutil.copyfile(site.var_dir / "mica.sqlite3", planted)
+    manifest = json.loads(manifest_bytes)
+    entry = next(e for e in manifest["files"] if e["name"] == "database.sqlite3")
+    entry.update(size=planted.stat().st_size, sha256=_digest(planted))
+    s3.put_object(Bucket=bucket, Key=manifest_key, Body=json.dumps(manifest).encode())
+    s3.put_object(Bucket=bucket, Key=database_key, Body=planted.read_bytes())
+    before = _digest(site.var_dir / "mica.sqlite3")
+    result = site.run("manage.py", "restore", "--no-input", name.removeprefix("backups/"))
+    _assert_refused(result, "backup.json does not match its signature")
+    assert _digest(site.var_dir / "mica.sqlite3") == before
+    assert not list(site.var_dir.glob(".restore-*"))  # the fetched copy is gone
+
+    assert "There is no backup named mica-backup-19990101T000000Z in the object store" in (
+        site.run("manage.py", "restore", "--no-input", "mica-backup-19990101T000000Z").stderr
+    )
+    s3.put_object(Bucket=bucket, Key=manifest_key, Body=manifest_bytes)
+    s3.put_object(Bucket=bucket, Key=database_key, Body=database_bytes)
+    output = site.manage("restore", "--no-input", name.removeprefix("backups/"))
+    assert "Fetching mica-backup-" in output and "[100%] Restored the backup of" in output
+    assert site.first_term() == original
+    assert not list(site.var_dir.glob(".restore-*"))
 
 
 # --- PostgreSQL -------------------------------------------------------------------
@@ -511,7 +701,7 @@ def test_a_dump_that_breaks_mid_restore_leaves_the_database_as_it_was(postgres_s
         entry = next(e for e in manifest["files"] if e["name"] == "database.pgdump")
         entry.update(size=dump.stat().st_size, sha256=_digest(dump))
 
-    _manifest_rewrite(copy, truncated)
+    _manifest_rewrite(copy, truncated, site.backup_key)
     site.python(EDIT)
     before = _postgres_state(site)
     result = site.run("manage.py", "restore", "--no-input", str(copy))
@@ -525,12 +715,25 @@ def test_a_backup_of_the_other_engine_is_refused_both_ways(postgres_site, sqlite
     postgres, postgres_backup = postgres_site
     sqlite, sqlite_backup = sqlite_site
     before = _postgres_state(postgres)
-    result = postgres.run("manage.py", "restore", "--no-input", str(sqlite_backup))
+    # Each backup with its own deployment's key: the engine is what is refused.
+    result = postgres.run(
+        "manage.py",
+        "restore",
+        "--no-input",
+        str(sqlite_backup),
+        env={"MICA_BACKUP_KEY": sqlite.backup_key},
+    )
     _assert_refused(result, "holds a SQLite database and the configured database is PostgreSQL")
     assert _postgres_state(postgres) == before
 
     before = _sqlite_state(sqlite)
-    result = sqlite.run("manage.py", "restore", "--no-input", str(postgres_backup))
+    result = sqlite.run(
+        "manage.py",
+        "restore",
+        "--no-input",
+        str(postgres_backup),
+        env={"MICA_BACKUP_KEY": postgres.backup_key},
+    )
     _assert_refused(result, "holds a PostgreSQL database and the configured database is SQLite")
     assert _sqlite_state(sqlite) == before
 

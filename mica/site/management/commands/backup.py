@@ -14,7 +14,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--output",
             metavar="DIR",
-            help="Write the backup directory under DIR (default: VAR_DIR/backups).",
+            help=(
+                "Write the backup directory under DIR (default: VAR_DIR/backups, or the "
+                "object store's backups/ with MICA_S3_BUCKET set)."
+            ),
         )
 
     def progress(self, percent, message=""):

@@ -11,7 +11,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("backup", help="The backup directory (mica-backup-<time>).")
+        parser.add_argument(
+            "backup",
+            help=(
+                "The backup directory (mica-backup-<time>), or with MICA_S3_BUCKET set, "
+                "the name of a backup in the object store."
+            ),
+        )
         parser.add_argument(
             "--no-input",
             "--noinput",
