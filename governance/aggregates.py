@@ -25,6 +25,10 @@ WITHHELD_SENTENCES = {
 }
 
 
+def market_codes():
+    return [market.code for market in market_list()]
+
+
 def canonical_tasks():
     """(market code, family slug) -> the public task ids that apply there."""
     index = {}
@@ -35,8 +39,13 @@ def canonical_tasks():
     return index
 
 
-def _scores(cells):
-    return {slug: entry["value"] for cell in cells for slug, entry in cell.task_scores.items()}
+def published_task_values(cell):
+    """The cell's per-task audit values as published: {task: value or None}."""
+    return {slug: entry["value"] for slug, entry in cell.task_scores.items()}
+
+
+def _scores(cells, task_values):
+    return {slug: value for cell in cells for slug, value in task_values(cell).items()}
 
 
 def _withheld(aggregate, cells):
@@ -48,16 +57,19 @@ def _withheld(aggregate, cells):
     return aggregate
 
 
-def snapshot_aggregates(cells, canonical=None):
-    """Market means and cross-market family macro-averages for one snapshot's cells."""
+def snapshot_aggregates(cells, canonical=None, codes=None, task_values=published_task_values):
+    """Market means and cross-market family macro-averages for one snapshot's cells, from
+    each cell's per-task values (the published ones, or the sensitivity analysis's)."""
     canonical = canonical if canonical is not None else canonical_tasks()
-    codes = [market.code for market in market_list()]
+    codes = codes if codes is not None else market_codes()
     families = sorted({cell.family.slug for cell in cells})
     markets = {}
     for code in codes:
         in_market = [c for c in cells if c.market.code == code]
         keys = set().union(*[v for (m, _f), v in canonical.items() if m == code])
-        markets[code] = _withheld(scoring.complete_set_mean(_scores(in_market), keys), in_market)
+        markets[code] = _withheld(
+            scoring.complete_set_mean(_scores(in_market, task_values), keys), in_market
+        )
     family_figures = {}
     for family in families:
         in_family = [c for c in cells if c.family.slug == family]
@@ -65,7 +77,7 @@ def snapshot_aggregates(cells, canonical=None):
         for code in codes:
             cell_list = [c for c in in_family if c.market.code == code]
             mean = scoring.complete_set_mean(
-                _scores(cell_list), canonical.get((code, family), set())
+                _scores(cell_list, task_values), canonical.get((code, family), set())
             )
             per_market[code] = mean.value
         family_figures[family] = _withheld(scoring.macro_average(per_market, codes), in_family)

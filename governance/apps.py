@@ -19,6 +19,7 @@ class GovernanceConfig(AppConfig):
         )
         from governance.services import correction_follow_acceptance
         from governance.tasks import cells_follow_inputs, gate_recompute
+        from mica.api import API_ENDPOINTS
         from mica.content.changes import content_committed
         from mica.jobs.registry import on_demand_job_register
         from mica.methodology import extensions
@@ -37,3 +38,5 @@ class GovernanceConfig(AppConfig):
         on_demand_job_register(
             "rerun-gate", task=gate_recompute, label=_("Rerun the publication gate")
         )
+        if ("sensitivity", "api-sensitivity") not in API_ENDPOINTS:
+            API_ENDPOINTS.append(("sensitivity", "api-sensitivity"))

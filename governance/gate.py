@@ -217,21 +217,33 @@ def _task_score(pairs):
 
 
 def _components(scored):
-    """The mean accuracy, speed and cost components over the scored attempts: what the
-    sensitivity analysis orders cells by. None when no attempt has a score."""
-    parts = [
-        (
-            1.0 if run.success else 0.0,
-            scoring.speed_component(run.seconds, run.version.speed_reference),
-            scoring.cost_component(run.cost, run.version.cost_reference),
-        )
-        for run, score in scored
-        if score.value is not None
-    ]
-    if not parts:
-        return None
-    accuracy, speed, cost = (fsum(values) / len(parts) for values in zip(*parts, strict=True))
-    return {"accuracy": accuracy, "speed": speed, "cost": cost}
+    """Per public task, the raw axes of each attempt that has an audit value, with the
+    references it was scored against: [accuracy, seconds, USD, speed reference, cost
+    reference]. What the sensitivity analysis renormalizes and re-aggregates, and what lets
+    anyone redo it (seed: "task-level results are published so the analysis can be redone
+    independently"). None when no public attempt has a score."""
+    by_task = {}
+    for run, score in scored:
+        if score.value is not None and run.version.public:
+            by_task.setdefault(run.version.task, []).append(
+                [
+                    1.0 if run.success else 0.0,
+                    run.seconds,
+                    run.cost,
+                    run.version.speed_reference,
+                    run.version.cost_reference,
+                ]
+            )
+    return dict(sorted(by_task.items())) or None
+
+
+def _sensitivity_ready(scored):
+    """Seed: "No official figure may be published without a sensitivity analysis over the
+    scoring policy". Every counted attempt that could carry an audit value (a localized
+    attempt on a validated task) must carry one, so the analysis covers every attempt the
+    figures count; a synthetic attempt never can, and a candidate task blocks on its own."""
+    could = [score for _run, score in scored if score not in (SYNTHETIC, NOT_VALIDATED)]
+    return bool(could) and all(score.value is not None for score in could)
 
 
 def _latency_figures(runs):
@@ -347,6 +359,7 @@ def _figures(counts, runs, canonical):
         "critical_safety_events": counts["safety"],
         "task_scores": _task_scores(scored),
         "components": _components(scored),
+        "sensitivity_ready": _sensitivity_ready(scored),
     }
 
 
@@ -376,7 +389,8 @@ def _blockers(figures, runs, verification, data_status, market_id, inputs):
         # Every task version run here has an approved local review in this market.
         locally_reviewed=all((market_id, run.version_id) in inputs.reviewed for run in runs),
         lineage_complete=all(run.lineage_complete for run in runs),
-        sensitivity_ready=figures["components"] is not None,
+        # A cell with nothing public to analyse has no analysis to publish beside it.
+        sensitivity_ready=figures["sensitivity_ready"] and figures["components"] is not None,
     )
     return [
         blocker.value for blocker in scoring.gate_blockers(evidence, _thresholds(inputs.edition))
@@ -390,6 +404,7 @@ def _cell_write(key, counts, runs, inputs):
     data_status = _weakest({d for d in DATA_STATUS_ORDER if counts[_flag(d)]}, DATA_STATUS_ORDER)
     blockers = _blockers(figures, runs, verification, data_status, market_id, inputs)
     figures.pop("fewest_runs_per_task")
+    figures.pop("sensitivity_ready")
     cell, _created = GateCell.objects.update_or_create(
         snapshot_id=snapshot_id,
         market_id=market_id,

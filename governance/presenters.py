@@ -2,6 +2,12 @@
 
 from django.utils.translation import gettext_lazy as _
 
+from governance.sensitivity import (
+    AGGREGATION_LABELS,
+    LEVEL_LABELS,
+    NORMALIZATION_LABELS,
+    alternative_code,
+)
 from mica import scoring
 from mica.vocabulary import BLOCKER_SENTENCES
 
@@ -103,3 +109,64 @@ def cell_view(cell):
         "rows": figure_rows(cell),
         "demo": cell.data_status in ("demo", "preview"),
     }
+
+
+BAR_WIDTH = 48
+
+
+def _alternative_label(movement):
+    return _("%(normalization)s · %(aggregation)s") % {
+        "normalization": NORMALIZATION_LABELS[movement["normalization"]],
+        "aggregation": AGGREGATION_LABELS[movement["aggregation"]],
+    }
+
+
+def _chart_title(table, market_names, family_labels):
+    scope = [market_names.get(table["market"]), family_labels.get(table["family"])]
+    return " · ".join([str(LEVEL_LABELS[table["level"]])] + [s for s in scope if s])
+
+
+def _chart_summary(table):
+    """The chart's text alternative: how far the ordering moves at most."""
+    if not table["movable"]:
+        return None
+    return _(
+        "Across every alternative, Kendall's tau against the published order is at least "
+        "%(tau)s and no entry moves more than %(shift)s places."
+    ) % {"tau": f"{table['smallest_kendall_tau']:.2f}", "shift": table["largest_shift"]}
+
+
+def _chart_row(movement, entries):
+    count = len(entries)
+    tau = movement["kendall_tau"]
+    return {
+        "label": _alternative_label(movement),
+        "baseline": movement["alternative"] == alternative_code(scoring.BASELINE),
+        "tau": "—" if tau is None else f"{tau:.2f}",
+        "largest_shift": movement["largest_shift"],
+        "ranks": [
+            {
+                "rank": movement["ranks"][entry],
+                # Longer is better: the first place fills the bar.
+                "bar": round(BAR_WIDTH * (count - movement["ranks"][entry] + 1) / count),
+                "shift": movement["rank_shifts"][entry],
+                "drop": -movement["rank_shifts"][entry],
+            }
+            for entry in entries
+        ],
+    }
+
+
+def sensitivity_charts(tables, entry_labels, market_names, family_labels):
+    """Each published ranking's table as the results page draws it: the rank of every
+    entry under each alternative, with Kendall's tau and the largest shift."""
+    return [
+        {
+            "title": _chart_title(table, market_names, family_labels),
+            "movable": table["movable"],
+            "summary": _chart_summary(table),
+            "entries": [entry_labels.get(entry, entry) for entry in table["ordering"]],
+            "rows": [_chart_row(m, table["ordering"]) for m in table["alternatives"]],
+        }
+        for table in tables
+    ]

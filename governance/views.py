@@ -27,6 +27,7 @@ from governance.selectors import (
     is_stale,
     withdrawal_log,
 )
+from governance.sensitivity import gate_sensitivity, snapshot_id
 from governance.services import appeal_file
 from markets.selectors import market_list
 from mica import scoring
@@ -115,7 +116,7 @@ def results(request):
     markets, families = list(market_list()), list(family_list())
     form = ResultsFilter(request.GET, markets, families)
     filters = form.filters()
-    cells = list(cell_list())
+    cells = every_cell = list(cell_list())
     if filters.get("market"):
         cells = [c for c in cells if c.market.code == filters["market"]]
     if filters.get("family"):
@@ -124,6 +125,7 @@ def results(request):
         cells = [c for c in cells if c.verification == filters["verification"]]
     metric = filters.get("metric") or "accuracy"
     eligible = _ranked([c for c in cells if c.eligible], metric)
+    analysis = _sensitivity(every_cell, filters, markets, families) if eligible else []
     return render(
         request,
         "governance/results.html",
@@ -135,7 +137,28 @@ def results(request):
             "by_market": _slice_reasons(cells, lambda c: c.market.name),
             "by_family": _slice_reasons(cells, lambda c: c.family.label),
             "demo": any(c.data_status != DataStatus.OFFICIAL for c in cells),
+            "sensitivity": analysis,
         },
+    )
+
+
+def _sensitivity(cells, filters, markets, families):
+    """The published analysis over every cell (a market figure needs all of a snapshot's
+    cells), its tables narrowed to the slice chosen."""
+    tables = [
+        table
+        for table in gate_sensitivity(cells, codes=[market.code for market in markets])
+        if (not filters.get("market") or table["market"] in (None, filters["market"]))
+        and (not filters.get("family") or table["family"] in (None, filters["family"]))
+    ]
+    labels = {}
+    for cell in cells:
+        labels[cell.cell_id] = labels[snapshot_id(cell.snapshot)] = str(cell.snapshot)
+    return presenters.sensitivity_charts(
+        tables,
+        labels,
+        {m.code: m.name for m in markets},
+        {f.slug: f.label for f in families},
     )
 
 

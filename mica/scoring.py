@@ -152,14 +152,14 @@ def speed_component(seconds: float | None, reference_seconds: float | None) -> f
     """s = min(1, speed reference / seconds); being faster than the reference earns nothing more."""
     if not (_measured(seconds) and _measured(reference_seconds)):
         return None
-    return min(1.0, reference_seconds / seconds)
+    return _reference_ratio(seconds, reference_seconds, ())
 
 
 def cost_component(cost_usd: float | None, reference_usd: float | None) -> float | None:
     """c = min(1, cost reference / USD); zero or unmetered cost is not measured, never perfect."""
     if not (_measured(cost_usd) and _measured(reference_usd)):
         return None
-    return min(1.0, reference_usd / cost_usd)
+    return _reference_ratio(cost_usd, reference_usd, ())
 
 
 REASON_REFERENCE_MISSING = "reference-missing"
@@ -200,7 +200,7 @@ def audit_score(
         return AuditScore(None, REASON_COST_NOT_MEASURED)
     a = 1.0 if confirmed_success else 0.0
     # a is 0 or 1 and s, c lie in (0, 1]: the value lies in [0, 100] without a clamp.
-    return AuditScore(100.0 * a * s * c, None)
+    return AuditScore(policy_product(a, s, c), None)
 
 
 # --- Aggregation -----------------------------------------------------------
@@ -284,49 +284,132 @@ def macro_average(by_market: Mapping[str, float | None], markets: Sequence[str])
 
 
 # --- Sensitivity -----------------------------------------------------------
+#
+# Seed: "No official figure may be published without a sensitivity analysis over the
+# scoring policy, showing how a ranking moves under alternative normalizations and
+# aggregations". Each attempt's raw speed and cost are normalized to [0, 1] one way
+# or another, combined with its binary accuracy one way or another, and every figure
+# above is then averaged exactly as the published one is.
 
-Components = tuple[float, float, float]  # (accuracy, speed, cost), each in [0, 1]
 
-# The policy's product first; the others show how far an ordering depends on it.
-ALTERNATIVE_AGGREGATIONS: Mapping[str, Callable[[float, float, float], float]] = MappingProxyType(
+def policy_product(a: float, s: float, c: float) -> float:
+    """The audit value's form, 100 × a × s × c, multiplied in this order wherever it is
+    computed so the analysis's baseline is the published figure to the last bit."""
+    return 100.0 * a * s * c
+
+
+def _reference_ratio(x: float, reference: float, cohort: Sequence[float]) -> float:
+    # The policy: the pre-registered reference over the reading, capped at 1.
+    return min(1.0, reference / x)
+
+
+def _min_max(x: float, reference: float, cohort: Sequence[float]) -> float:
+    # Best of the cohort 1, worst 0; a cohort of equal readings is all best.
+    low, high = min(cohort), max(cohort)
+    if high == low:
+        return 1.0
+    return (high - x) / (high - low)
+
+
+def _rank_based(x: float, reference: float, cohort: Sequence[float]) -> float:
+    # The share of the cohort's other readings this one beats, a tie counting half.
+    others = len(cohort) - 1
+    if others == 0:
+        return 1.0
+    beaten = sum(1 for y in cohort if y > x)
+    tied = sum(1 for y in cohort if y == x) - 1
+    return (beaten + tied / 2) / others
+
+
+def _log_ratio(x: float, reference: float, cohort: Sequence[float]) -> float:
+    # An overrun is penalized by its logarithm, gentler than the ratio: 1 / (1 + ln(x/r)).
+    if x <= reference:
+        return 1.0
+    return 1.0 / (1.0 + math.log(x / reference))
+
+
+Normalization = Callable[[float, float, Sequence[float]], float]
+
+# The policy's reference ratio first. The cohort is every scored reading of the same
+# task in the same market among the published cells (lower is better for both axes).
+NORMALIZATIONS: Mapping[str, Normalization] = MappingProxyType(
     {
-        "product": lambda a, s, c: a * s * c,
-        "geometric-mean": lambda a, s, c: (a * s * c) ** (1 / 3),
-        "accuracy-only": lambda a, s, c: a,
-        "without-accuracy": lambda a, s, c: s * c,
-        "without-speed": lambda a, s, c: a * c,
-        "without-cost": lambda a, s, c: a * s,
+        "reference-ratio": _reference_ratio,
+        "min-max": _min_max,
+        "rank": _rank_based,
+        "log-ratio": _log_ratio,
     }
 )
 
 
-def sensitivity(cells: Mapping[str, Components]) -> dict[str, list[str]]:
-    """Cell ids ordered best first under each aggregation; ties go to the smaller id."""
-    for cell, components in cells.items():
-        if len(components) != 3 or not all(0.0 <= x <= 1.0 for x in components):
-            raise ValueError(f"cell {cell!r} needs three components in [0, 1]")
-    return {
-        name: sorted(cells, key=lambda cell, f=aggregate: (-f(*cells[cell]), cell))
-        for name, aggregate in ALTERNATIVE_AGGREGATIONS.items()
+def normalize(name: str, x: float, reference: float, cohort: Sequence[float]) -> float:
+    """A raw reading (seconds or USD) as a component in [0, 1] under one normalization."""
+    if not (_measured(x) and _measured(reference)):
+        raise ValueError("a reading and its reference must be positive finite numbers")
+    if x not in cohort:
+        raise ValueError("the reading must belong to its cohort")
+    return NORMALIZATIONS[name](x, reference, cohort)
+
+
+# The policy's product first; each on the audit value's 0..100 scale.
+AGGREGATIONS: Mapping[str, Callable[[float, float, float], float]] = MappingProxyType(
+    {
+        "product": policy_product,
+        "geometric-mean": lambda a, s, c: 100.0 * (a * s * c) ** (1 / 3),
+        "arithmetic-mean": lambda a, s, c: 100.0 * (a + s + c) / 3,
+        "accuracy-only": lambda a, s, c: 100.0 * a,
+        "without-accuracy": lambda a, s, c: 100.0 * s * c,
+        "without-speed": lambda a, s, c: 100.0 * a * c,
+        "without-cost": lambda a, s, c: 100.0 * a * s,
     }
+)
+
+BASELINE = ("reference-ratio", "product")
 
 
-def rank_shifts(orderings: Mapping[str, Sequence[str]]) -> dict[str, dict[str, int]]:
-    """Places each cell moved under each alternative relative to "product".
+def alternatives() -> list[tuple[str, str]]:
+    """Every normalization crossed with every aggregation, the policy first. Accuracy
+    alone reads neither speed nor cost, so it is listed once, not once per normalization."""
+    return [
+        (normalization, aggregation)
+        for normalization in NORMALIZATIONS
+        for aggregation in AGGREGATIONS
+        if aggregation != "accuracy-only" or normalization == BASELINE[0]
+    ]
 
-    Positive means the cell moved up (ranked better than under the product).
-    """
-    if "product" not in orderings:
-        raise ValueError('orderings must include "product"')
-    base = {cell: place for place, cell in enumerate(orderings["product"])}
-    shifts: dict[str, dict[str, int]] = {}
-    for name, ordering in orderings.items():
-        if name == "product":
-            continue
-        if sorted(ordering) != sorted(base):
-            raise ValueError(f"ordering {name!r} does not hold the same cells as the product")
-        shifts[name] = {cell: base[cell] - place for place, cell in enumerate(ordering)}
-    return shifts
+
+def ordering(values: Mapping[str, float]) -> list[str]:
+    """Entry ids best (highest) first; ties go to the smaller id."""
+    if any(not math.isfinite(v) for v in values.values()):
+        raise ValueError("values must be finite")
+    return sorted(values, key=lambda key: (-values[key], key))
+
+
+def _same_entries(base: Sequence[str], other: Sequence[str]) -> None:
+    if len(set(base)) != len(base) or sorted(base) != sorted(other):
+        raise ValueError("the orderings must hold the same entries once each")
+
+
+def kendall_tau(base: Sequence[str], other: Sequence[str]) -> float | None:
+    """Kendall's tau between two strict orderings of the same entries: 1 unmoved, -1
+    reversed; None below two entries, where nothing can move."""
+    _same_entries(base, other)
+    n = len(base)
+    if n < 2:
+        return None
+    place = {key: position for position, key in enumerate(other)}
+    concordant = sum(
+        1 for i in range(n) for j in range(i + 1, n) if place[base[i]] < place[base[j]]
+    )
+    pairs = n * (n - 1) // 2
+    return (2 * concordant - pairs) / pairs
+
+
+def rank_shifts(base: Sequence[str], other: Sequence[str]) -> dict[str, int]:
+    """Places each entry moved from `base` to `other`; positive means it moved up."""
+    _same_entries(base, other)
+    place = {key: position for position, key in enumerate(base)}
+    return {key: place[key] - position for position, key in enumerate(other)}
 
 
 # --- Publication gate ------------------------------------------------------

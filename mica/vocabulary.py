@@ -172,7 +172,8 @@ BLOCKER_SENTENCES = {
         "Less of the market's canonical task set covered than the minimum the edition sets."
     ),
     scoring.Blocker.NO_SENSITIVITY.value: _(
-        "No sensitivity analysis over the scoring policy can be made: no attempt in the cell "
-        "has a score."
+        "No sensitivity analysis over the scoring policy can be made: an attempt the cell "
+        "counts has no audit value (its speed or cost was not measured, or its task has no "
+        "references), or no public attempt has one."
     ),
 }

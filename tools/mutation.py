@@ -24,6 +24,7 @@ TARGETS = {
         ["tests/governance/test_gate_rules.py", "tests/governance/test_gate.py"],
     ),
     "ingestion": ("submissions/ingest.py", ["tests/submissions/test_ingest.py"]),
+    "sensitivity": ("governance/sensitivity.py", ["tests/governance/test_sensitivity.py"]),
 }
 SECTION = re.compile(r"^\[tool\.mutmut\].*?(?=^\[|\Z)", re.MULTILINE | re.DOTALL)
 

@@ -1,11 +1,15 @@
 from django.db.models import F
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from governance.models import Correction, DecisionRight, DisclosureStatement, GateCell, Withdrawal
 from governance.selectors import cell_list, correction_log, is_stale, withdrawal_log
+from governance.sensitivity import sensitivity_document
 from mica.bilingual import LANGUAGES
 from mica.vocabulary import BLOCKER_SENTENCES
 
@@ -70,6 +74,20 @@ class CellList(generics.ListAPIView):
 
     def get_queryset(self):
         return cell_list()
+
+
+@extend_schema(
+    summary=_("The sensitivity analysis over the scoring policy, one table per published ranking"),
+    responses=OpenApiTypes.OBJECT,
+)
+class Sensitivity(APIView):
+    """Seed: "No official figure may be published without a sensitivity analysis over the
+    scoring policy". Every published ranking (cells, market and cross-market family
+    figures) under each normalization crossed with each aggregation, as mica-gate.json
+    publishes it, with its words in English and Korean."""
+
+    def get(self, request):
+        return Response(sensitivity_document(cell_list()))
 
 
 class _BilingualList(generics.ListAPIView):

@@ -9,7 +9,7 @@ from django.utils import translation
 from governance.aggregates import WITHHELD_SENTENCES, canonical_tasks, snapshot_aggregates
 from governance.api.views import CellSerializer, CorrectionSerializer, WithdrawalSerializer
 from governance.selectors import cell_list, correction_log, withdrawal_log
-from governance.sensitivity import gate_sensitivity
+from governance.sensitivity import sensitivity_document
 from markets.api.serializers import MarketEditionDetailSerializer
 from markets.selectors import market_edition_list
 from mica.bilingual import LANGUAGES
@@ -19,7 +19,9 @@ from submissions.selectors import challenge_public_list
 
 # One CSV row per cell: the API's cell fields, less the nested ones (sentences, per-task scores).
 GATE_CSV_COLUMNS = [
-    name for name in CellSerializer.Meta.fields if name not in ("blocker_sentences", "task_scores")
+    name
+    for name in CellSerializer.Meta.fields
+    if name not in ("blocker_sentences", "task_scores", "components")
 ]
 
 
@@ -61,13 +63,13 @@ def _aggregate(scope, key, aggregate):
     }
 
 
-def gate_aggregates(cells):
-    """Market and family figures per snapshot, each withheld with its reason unless earned."""
+def gate_aggregates(cells, canonical):
+    """Market and family figures per snapshot, each withheld with its reason unless earned.
+    (The canonical set reads the whole catalogue: the caller reads it only when there are
+    cells.)"""
     by_snapshot = {}
     for cell in cells:
         by_snapshot.setdefault(cell.snapshot, []).append(cell)
-    # The canonical set reads the whole catalogue: only worth it when there are cells.
-    canonical = canonical_tasks() if by_snapshot else {}
     aggregates = []
     for snapshot, mine in by_snapshot.items():
         result = snapshot_aggregates(mine, canonical)
@@ -84,11 +86,12 @@ def gate_aggregates(cells):
 
 def gate_document(edition):
     cells = list(cell_list())
+    canonical = canonical_tasks() if cells else {}
     return {
         "edition": edition_document(edition),
         "cells": CellSerializer(cells, many=True).data,
-        "aggregates": gate_aggregates(cells),
-        "sensitivity": gate_sensitivity(cells),
+        "aggregates": gate_aggregates(cells, canonical),
+        "sensitivity": sensitivity_document(cells, canonical),
     }
 
 

@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from mica import scoring
 from mica.scoring import (
-    ALTERNATIVE_AGGREGATIONS,
+    AGGREGATIONS,
+    BASELINE,
+    NORMALIZATIONS,
     PERCENTILE_METHOD,
     Z_95,
     Aggregate,
@@ -27,6 +29,7 @@ from mica.scoring import (
     CellEvidence,
     Thresholds,
     accuracy,
+    alternatives,
     audit_score,
     complete_set_mean,
     cost_component,
@@ -34,11 +37,14 @@ from mica.scoring import (
     discard_rate,
     gate_blockers,
     intervals_overlap,
+    kendall_tau,
     macro_average,
     mean_with_exclusions,
+    normalize,
+    ordering,
     percentile,
+    policy_product,
     rank_shifts,
-    sensitivity,
     separable_ranks,
     speed_component,
     wilson_interval,
@@ -468,58 +474,126 @@ def test_macro_average_ignores_markets_outside_scope():
 
 
 # --- Sensitivity -----------------------------------------------------------
+# Seed: "No official figure may be published without a sensitivity analysis over the
+# scoring policy, showing how a ranking moves under alternative normalizations and
+# aggregations".
 
-# x: perfect accuracy, slow and dear; y: half accuracy, fast and cheap; z: between.
-CELLS = {"x": (1.0, 0.2, 0.2), "y": (0.5, 1.0, 1.0), "z": (0.8, 0.5, 1.0)}
 
-
-def test_alternative_aggregations_in_declared_order():
-    assert list(ALTERNATIVE_AGGREGATIONS) == [
+def test_normalizations_and_aggregations_in_declared_order_policy_first():
+    assert list(NORMALIZATIONS) == ["reference-ratio", "min-max", "rank", "log-ratio"]
+    assert list(AGGREGATIONS) == [
         "product",
         "geometric-mean",
+        "arithmetic-mean",
         "accuracy-only",
         "without-accuracy",
         "without-speed",
         "without-cost",
     ]
+    assert BASELINE == ("reference-ratio", "product")
 
 
-def test_sensitivity_orderings_on_hand_example():
-    # product: y .5, z .4, x .04; accuracy-only: x 1, z .8, y .5; without-speed: z .8, y .5, x .2
-    assert sensitivity(CELLS) == {
-        "product": ["y", "z", "x"],
-        "geometric-mean": ["y", "z", "x"],
-        "accuracy-only": ["x", "z", "y"],
-        "without-accuracy": ["y", "z", "x"],
-        "without-speed": ["z", "y", "x"],
-        "without-cost": ["y", "z", "x"],
-    }
+def test_every_normalization_is_crossed_with_every_aggregation_accuracy_alone_once():
+    crossed = alternatives()
+    assert crossed[0] == BASELINE and len(crossed) == len(set(crossed)) == 4 * 6 + 1
+    assert [a for n, a in crossed if a == "accuracy-only"] == ["accuracy-only"]
+    assert {n for n, _a in crossed} == set(NORMALIZATIONS)
 
 
-def test_sensitivity_breaks_ties_by_cell_id():
-    orderings = sensitivity({"kr-b": (0.5, 1.0, 1.0), "jp-c": (0.5, 1.0, 1.0)})
-    assert all(ordering == ["jp-c", "kr-b"] for ordering in orderings.values())
+COHORT = [100.0, 200.0, 200.0, 400.0]
 
 
-@pytest.mark.parametrize("components", [(1.2, 0.5, 0.5), (0.5, -0.1, 0.5), (0.5, 0.5, math.nan)])
-def test_sensitivity_rejects_components_outside_unit_interval(components):
-    with pytest.raises(ValueError):
-        sensitivity({"c": components})
+@pytest.mark.parametrize(
+    ("name", "x", "expected"),
+    [
+        # reference 200: at or under it is 1, over it the ratio.
+        ("reference-ratio", 100.0, 1.0),
+        ("reference-ratio", 400.0, 0.5),
+        # min-max over the cohort: best 1, worst 0, between by distance.
+        ("min-max", 100.0, 1.0),
+        ("min-max", 200.0, 2 / 3),
+        ("min-max", 400.0, 0.0),
+        # rank: the share of the 3 others beaten, a tie counting half.
+        ("rank", 100.0, 1.0),
+        ("rank", 200.0, 0.5),
+        ("rank", 400.0, 0.0),
+        # log-ratio: 1 / (1 + ln(x / reference)).
+        ("log-ratio", 100.0, 1.0),
+        ("log-ratio", 200.0, 1.0),
+        ("log-ratio", 400.0, 1 / (1 + math.log(2))),
+    ],
+)
+def test_each_normalization_on_a_hand_example(name, x, expected):
+    assert normalize(name, x, 200.0, COHORT) == pytest.approx(expected)
 
 
-def test_rank_shifts_relative_to_product():
-    shifts = rank_shifts(sensitivity(CELLS))
-    assert "product" not in shifts
-    assert shifts["accuracy-only"] == {"x": 2, "z": 0, "y": -2}
-    assert shifts["without-speed"] == {"z": 1, "y": -1, "x": 0}
-    assert shifts["geometric-mean"] == {"y": 0, "z": 0, "x": 0}
+@pytest.mark.parametrize("name", ["min-max", "rank"])
+def test_a_cohort_of_one_or_of_equal_readings_is_all_best(name):
+    assert normalize(name, 7.0, 1.0, [7.0]) == 1.0
+    assert normalize(name, 7.0, 1.0, [7.0, 7.0]) == (1.0 if name == "min-max" else 0.5)
 
 
-def test_rank_shifts_needs_the_product_and_the_same_cells():
-    with pytest.raises(ValueError):
-        rank_shifts({"accuracy-only": ["a", "b"]})
-    with pytest.raises(ValueError):
-        rank_shifts({"product": ["a", "b"], "accuracy-only": ["a", "c"]})
+def test_the_policy_product_is_the_audit_value():
+    assert policy_product(1.0, 0.8, 0.5) == 100.0 * 1.0 * 0.8 * 0.5 == 40.0
+    value = audit_score(True, 300.0, 0.07, 240.0, 0.05).value
+    assert value == AGGREGATIONS["product"](
+        1.0,
+        normalize("reference-ratio", 300.0, 240.0, [300.0]),
+        normalize("reference-ratio", 0.07, 0.05, [0.07]),
+    )
+
+
+@pytest.mark.parametrize(
+    ("aggregation", "expected"),
+    [
+        ("product", 100 * 0.8 * 0.5),
+        ("geometric-mean", 100 * (0.8 * 0.5) ** (1 / 3)),
+        ("arithmetic-mean", 100 * (1 + 0.8 + 0.5) / 3),
+        ("accuracy-only", 100.0),
+        ("without-accuracy", 100 * 0.8 * 0.5),
+        ("without-speed", 100 * 0.5),
+        ("without-cost", 100 * 0.8),
+    ],
+)
+def test_each_aggregation_on_the_audit_scale(aggregation, expected):
+    assert AGGREGATIONS[aggregation](1.0, 0.8, 0.5) == pytest.approx(expected)
+    # A failure: every form that reads accuracy gives zero; the others do not.
+    failed = AGGREGATIONS[aggregation](0.0, 0.8, 0.5)
+    assert (failed == 0.0) == (aggregation not in ("without-accuracy", "arithmetic-mean"))
+
+
+def test_ordering_is_best_first_ties_to_the_smaller_id():
+    assert ordering({"b": 1.0, "a": 1.0, "c": 2.0}) == ["c", "a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("other", "tau", "shifts"),
+    [
+        (["x", "y", "z"], 1.0, {"x": 0, "y": 0, "z": 0}),
+        (["z", "y", "x"], -1.0, {"z": 2, "y": 0, "x": -2}),
+        (["y", "x", "z"], 1 / 3, {"y": 1, "x": -1, "z": 0}),
+        (["x", "z", "y"], 1 / 3, {"x": 0, "z": 1, "y": -1}),
+    ],
+)
+def test_kendall_tau_and_rank_shifts_on_hand_examples(other, tau, shifts):
+    assert kendall_tau(["x", "y", "z"], other) == pytest.approx(tau)
+    assert rank_shifts(["x", "y", "z"], other) == shifts
+
+
+def test_a_ranking_of_one_cannot_move():
+    assert kendall_tau(["only"], ["only"]) is None
+    assert kendall_tau([], []) is None
+    assert rank_shifts(["only"], ["only"]) == {"only": 0}
+
+
+@given(st.permutations(list("abcdefg")))
+@PROPERTY
+def test_kendall_tau_lies_in_minus_one_to_one_and_is_symmetric(other):
+    base = list("abcdefg")
+    tau = kendall_tau(base, other)
+    assert -1.0 <= tau <= 1.0 and tau == kendall_tau(other, base)
+    assert (tau == 1.0) == (list(other) == base)
+    assert sum(rank_shifts(base, other).values()) == 0
 
 
 # --- Intervals and ranks ---------------------------------------------------
@@ -720,11 +794,20 @@ REFUSALS = [
     (lambda: cost_per_success(1.0, -1), "successes cannot be negative"),
     (lambda: cost_per_success(-1.0, 1), "cost must be a finite, non-negative USD amount"),
     (lambda: mean_with_exclusions({"a": math.nan}), "scores must be finite"),
-    (lambda: sensitivity({"a": (1.0, 2.0, 0.5)}), "cell 'a' needs three components in [0, 1]"),
-    (lambda: rank_shifts({"geometric-mean": ["a"]}), 'orderings must include "product"'),
     (
-        lambda: rank_shifts({"product": ["a"], "accuracy-only": ["b"]}),
-        "ordering 'accuracy-only' does not hold the same cells as the product",
+        lambda: normalize("min-max", 0.0, 1.0, [0.0]),
+        "a reading and its reference must be positive finite numbers",
+    ),
+    (
+        lambda: normalize("rank", 1.0, math.inf, [1.0]),
+        "a reading and its reference must be positive finite numbers",
+    ),
+    (lambda: normalize("rank", 1.0, 1.0, [2.0]), "the reading must belong to its cohort"),
+    (lambda: ordering({"a": math.nan}), "values must be finite"),
+    (lambda: kendall_tau(["a"], ["b"]), "the orderings must hold the same entries once each"),
+    (
+        lambda: rank_shifts(["a", "a"], ["a", "a"]),
+        "the orderings must hold the same entries once each",
     ),
     (lambda: gate({"critical_safety_events": -1}), "critical safety events cannot be negative"),
     (lambda: gate({"data_status": "draft"}), "unknown data status 'draft'"),
@@ -762,7 +845,7 @@ def test_a_coverage_just_below_a_full_minimum_is_below_it():
 
 def test_zero_width_intervals_and_components_at_zero_are_valid():
     assert intervals_overlap((0.5, 0.5), (0.5, 0.5))
-    assert sensitivity({"a": (0.0, 0.0, 0.0)})["product"] == ["a"]
+    assert ordering({"a": 0.0}) == ["a"] and policy_product(0.0, 1.0, 1.0) == 0.0
 
 
 def test_any_positive_z_is_accepted():
