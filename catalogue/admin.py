@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.text import capfirst
@@ -233,6 +234,10 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
 
     def translation_status_view(self, request):
         """Task × language × the source version each market's approved review covers."""
+        # The admin's login is not enough: the page shows task versions, so it asks for
+        # the permission their own list asks for.
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
         versions = (
             task_versions_visible(request.user)
             .filter(definition__current_version__isnull=False)

@@ -38,6 +38,11 @@ class EnglishPrefixRedirectMiddleware:
         return self.get_response(request)
 
 
+# Pages under /api/ in the public site's URLs (mica.site.urls), in English here and under
+# each language's prefix.
+API_PAGES = ("/api/docs/",)
+
+
 class ApiLanguageMiddleware:
     """The API speaks the reader's language: /api/ has no language prefix, so the
     Accept-Language header (or the language cookie) chooses it, where LocaleMiddleware
@@ -48,7 +53,10 @@ class ApiLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if not request.path_info.startswith("/api/"):
+        # The API reference is a page like the others, one a language (/ko/api/docs/), so
+        # that the bake and the caches hold one copy a URL, never one that varies.
+        path = request.path_info
+        if not path.startswith("/api/") or path.startswith(API_PAGES):
             return self.get_response(request)
         language = translation.get_language_from_request(request)
         translation.activate(language)

@@ -77,6 +77,22 @@ def test_translation_status_matrix(client, people, kr_review):
     assert page.text.count("complete") >= 200
 
 
+def test_translation_status_needs_the_permission_to_view_task_versions(client, canonical_content):
+    """Issue 33, item 9: "the translation-status admin page needs a permission": staff
+    without it are refused, as on the task versions' own list."""
+    from django.contrib.auth.models import Permission
+
+    from tests.factories import StaffFactory
+
+    staff = StaffFactory(username="no-catalogue-rights")
+    client.force_login(staff)
+    url = "/admin/catalogue/taskversion/translation-status/"
+    assert client.get("/admin/catalogue/taskversion/").status_code == 403
+    assert client.get(url).status_code == 403
+    staff.user_permissions.add(Permission.objects.get(codename="view_taskversion"))
+    assert client.get(url).status_code == 200
+
+
 def test_editing_a_version_in_the_admin_voids_its_approval(client, people, kr_review):
     from catalogue.workflows import review_transition
 

@@ -126,3 +126,33 @@ def test_staff_sign_in_while_redis_is_down(client, canonical_content):
         )
         assert response.status_code == 302 and response["Location"].endswith("/admin/")
         assert client.get("/admin/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_intake_cache_culls_the_oldest_entries_of_every_family_alike():
+    """Issue 33, item 9: "the intake cache culls fairly (no key family evicted before
+    another)": Django's database cache culls the keys that sort first, so every address
+    count went before any e-mail count did."""
+    from django.core.cache import caches
+
+    from mica.caches import CountingDatabaseCache
+    from submissions.throttle import CACHE_ALIAS
+
+    settings_of_intake = caches[CACHE_ALIAS]
+    store = CountingDatabaseCache(
+        settings_of_intake._table, {"OPTIONS": {"MAX_ENTRIES": 20, "CULL_FREQUENCY": 2}}
+    )
+    store.clear()
+    written = []
+    for number in range(40):  # a filing a second: its address and its e-mail counted
+        for family in ("address", "email"):
+            key = f"intake:{family}:{number:04d}"
+            store.set(key, number, 3600 + number)
+            written.append(key)
+    kept = [key for key in written if store.get(key) is not None]
+    assert kept
+    assert len(kept) <= 21
+    families = {key.split(":")[1] for key in kept}
+    assert families == {"address", "email"}
+    # What is kept is the newest, of both families.
+    assert kept == written[-len(kept) :]

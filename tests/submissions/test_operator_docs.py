@@ -117,6 +117,22 @@ def test_the_api_reference_shows_bodies_tokens_answers_and_the_console(
     assert json.loads(examples["Valid-batch"]["body"]) == VALID_BATCH
 
 
+def test_the_api_reference_is_one_page_a_language_whatever_the_browser_asks(
+    client, canonical_content
+):
+    """Issue 33, item 9: "`/api/docs/` is one page per language like the others (Korean at
+    `/ko/api/docs/`), never varying by `Accept-Language` behind a bake"."""
+    english = client.get("/api/docs/", HTTP_ACCEPT_LANGUAGE="ko")
+    assert english.status_code == 200
+    assert '<html lang="en"' in english.text and "Request bodies" in english.text
+    assert "요청 본문" not in english.text
+    korean = client.get("/ko/api/docs/", HTTP_ACCEPT_LANGUAGE="en")
+    assert '<html lang="ko"' in korean.text and "요청 본문" in korean.text
+    # The API itself still answers in the reader's language.
+    schema = client.get("/api/schema/", HTTP_ACCEPT_LANGUAGE="ko")
+    assert "Accept-Language" in schema.headers.get("Vary", "")
+
+
 @pytest.mark.parametrize("prefix, heading", [("", "Operator guide"), ("/ko", "운영 주체 안내서")])
 def test_the_operator_guide_walks_from_submission_to_the_gates_answer(
     client, canonical_content, settings, prefix, heading
