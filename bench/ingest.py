@@ -120,7 +120,7 @@ def prepare():
     """Migrate, load the content, register the operator's snapshots; the operator's token."""
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     from submissions.models import DataStatus, System, SystemSnapshot, Track
 
@@ -142,7 +142,8 @@ def prepare():
             track=Track.SIMULATOR,
             data_status=DataStatus.OFFICIAL,
         )
-    return Token.objects.create(user=operator).key
+    _token, key = AuthToken.objects.create(user=operator)
+    return key
 
 
 def targets():
