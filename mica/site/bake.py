@@ -184,8 +184,9 @@ def _page_type(path):
 class _Build:
     """One bake being written: its directory, its manifest and what it left live."""
 
-    def __init__(self, root, prefix):
+    def __init__(self, root, prefix, patterns):
         self.directory = build_dir_new(root, prefix)
+        self.holdout = holdout_fingerprint(patterns)
         self.pages, self.live, self.reused = {}, [], set()
         # A page may show how old a statement is today: a bake holds for its day only.
         self.made_with = build_made_with(valid_until=_next_midnight().timestamp())
@@ -197,6 +198,7 @@ class _Build:
         return {
             **self.made_with,
             "revisions": self.revisions,
+            "holdout": self.holdout,
             "pages": dict(sorted(self.pages.items())),
             "live": sorted(self.live),
             "rendered": len(self.pages) - len(self.reused),
@@ -215,13 +217,22 @@ def _bakeable(request, response, record):
     return record.tables is not None and not record.variant and page_storable(request, response)
 
 
-def _written_whole(build, patterns):
-    """Every file holds the bytes rendered for it, and no page linked from the previous
-    bake shows holdout content as the holdout stands now (rendered ones were scanned as
-    they were rendered)."""
+def holdout_fingerprint(patterns):
+    """A digest of every spelling the holdout scan looks for: a page linked from a bake
+    scanned for the same spellings needs no second scan."""
+    return hashlib.sha256(b"\n".join(sorted(patterns))).hexdigest()
+
+
+def _written_whole(build, patterns, rescan):
+    """Every rendered file holds the bytes rendered for it, and, when the holdout moved
+    since the previous bake (`rescan`), no page linked from it shows holdout content as
+    the holdout stands now. Linked files were checked whole by the bake that wrote them,
+    and rendered ones were scanned as they were rendered."""
     for path, page in build.pages.items():
+        if path in build.reused and not rescan:
+            continue
         written = (build.directory / page["file"]).read_bytes()
-        if hashlib.sha256(written).hexdigest() != page["sha256"]:
+        if path not in build.reused and hashlib.sha256(written).hexdigest() != page["sha256"]:
             raise BakeRefused(lazy_format(_("%(path)s was not written whole."), path=path))
         if path in build.reused and holdout_hits(written, patterns):
             _refuse_if("holdout", path, None)
@@ -264,7 +275,8 @@ def _outcome(renderer, directory, path, patterns):
         return ("live", path, None)
     if not _renders_the_same(renderer, path, response):
         return ("unsteady", path, None)
-    return ("baked", path, _page_write(directory, path, response, record.tables))
+    entry = _page_write(directory, path, response, record.tables)
+    return ("baked", path, {**entry, "scope": _row_scope(path)})
 
 
 def _prepared(paths):
@@ -352,9 +364,17 @@ def _outcome_batches(renderer, directory, paths, patterns):
         pool.join()
 
 
+class _Previous:
+    """What a bake reuses of this node's latest one: its directory, the pages still what a
+    render would give ({path: entry}), and whether the holdout moved since it was scanned."""
+
+    def __init__(self, directory=None, pages=None, holdout_moved=True):
+        self.directory, self.pages, self.holdout_moved = directory, pages or {}, holdout_moved
+
+
 def _previous_pages(root, build):
-    """(directory, {path: entry}) of the pages of this node's latest bake that are still
-    what a render would give (none of their tables moved since), or (None, {})."""
+    """_Previous of the pages of this node's latest bake none of whose tables (or, for a
+    row-scoped page, rows) moved since."""
     try:
         build_follow(BUILD_KIND, root, MANIFEST)
     except (OSError, DatabaseError):
@@ -363,26 +383,35 @@ def _previous_pages(root, build):
     try:
         manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
     except (TypeError, OSError, ValueError):
-        return None, {}
+        return _Previous()
     if any(manifest.get(key) != value for key, value in build.made_with.items()):
-        return None, {}
+        return _Previous()
     moved = tables_moved(manifest["revisions"], build.revisions)
     since = manifest["revisions"].get(GLOBAL, NO_REVISION)[0]
     moved_rows = row_changes_since(since, build.revision)
     pages = {
         path: entry
         for path, entry in manifest["pages"].items()
-        if not _page_moved(path, moved & set(entry["tables"]), moved_rows)
+        if not _page_moved(path, entry, moved & set(entry["tables"]), moved_rows)
     }
-    return directory, pages
+    return _Previous(directory, pages, manifest.get("holdout") != build.holdout)
 
 
-def _page_moved(path, tables, moved_rows):
+def _row_scope(path):
+    """[scope, key] of a page that shows the scoped rows of one key (ROW_SCOPED_VIEWS),
+    kept in its manifest entry so the next bake need not resolve twenty thousand paths."""
+    scope = ROW_SCOPED_VIEWS.get(_page_type(path)[0])
+    if scope is None:
+        return None
+    name, argument = scope
+    return [name, _resolved(path).kwargs[argument]]
+
+
+def _page_moved(path, entry, tables, moved_rows):
     """Whether the page must be rendered again, `tables` of its own having moved."""
-    scope = ROW_SCOPED_VIEWS.get(_page_type(path)[0]) if tables else None
+    scope = (entry["scope"] if "scope" in entry else _row_scope(path)) if tables else None
     if scope:
-        name, argument = scope
-        key = _resolved(path).kwargs[argument]
+        name, key = scope
         tables = tables - rows_moved_elsewhere(name, key, tables, moved_rows)
     return bool(tables)
 
@@ -407,14 +436,13 @@ def _headers_now(entry, revisions):
 
 def _reused_paths(build, paths, previous):
     """Link every page of `paths` the previous bake still holds as is; return the rest."""
-    directory, pages = previous
     rest = []
     for path in paths:
-        entry = pages.get(path)
+        entry = previous.pages.get(path)
         if entry is None:
             rest.append(path)
             continue
-        _reuse(build, directory, entry)
+        _reuse(build, previous.directory, entry)
         build.pages[path] = _headers_now(entry, build.read)
         build.reused.add(path)
     return rest
@@ -478,18 +506,23 @@ def pages_bake(
     paths = sitemap_paths() if paths is None else paths
     patterns = holdout_patterns(holdout_needles())
     renderer = _Renderer(settings.SITE_URL)
-    build = _Build(root, job_run_id or "inline")
+    build = _Build(root, job_run_id or "inline", patterns)
+    previous = _Previous()
     try:
         # A transaction holding changes the revisions do not count yet cannot tell what
         # moved: it renders every page.
         if not full and not revision_pending():
-            paths = _reused_paths(build, paths, _previous_pages(root, build))
+            previous = _previous_pages(root, build)
+            paths = _reused_paths(build, paths, previous)
         _render_all(build, renderer, paths, patterns, progress)
         progress(88, _("Checking the baked pages"))
-        _written_whole(build, patterns)
+        _written_whole(build, patterns, rescan=previous.holdout_moved)
         manifest = build.manifest()
-        with open(build.directory / MANIFEST, "w", encoding="utf-8") as stream:
-            json.dump(manifest, stream, ensure_ascii=False)
+        # json.dumps, not json.dump: only the one-shot encoder is the C one, and a
+        # manifest of twenty thousand pages took seconds through the other.
+        (build.directory / MANIFEST).write_text(
+            json.dumps(manifest, ensure_ascii=False), encoding="utf-8"
+        )
         if publish:
             progress(92, _("Storing the baked pages"))
             _publish(root, build, manifest)
