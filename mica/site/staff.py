@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 from django_otp import user_has_device
-from drf_spectacular.authentication import BasicScheme
+from drf_spectacular.authentication import BasicScheme, SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.permissions import SAFE_METHODS
@@ -144,6 +144,12 @@ class LockoutBasicScheme(BasicScheme):
     """The OpenAPI schema describes it as the HTTP Basic auth it is."""
 
     target_class = LockoutBasicAuthentication
+
+
+class SecondFactorSessionScheme(SessionScheme):
+    """The OpenAPI schema describes it as the session cookie it is."""
+
+    target_class = SecondFactorSessionAuthentication
 
 
 SECOND_FACTOR_EXEMPT = {"login", "logout"}
