@@ -243,3 +243,21 @@ def test_a_code_that_runs_out_before_the_device_is_confirmed_enrols_nothing(
     assert "Your enrolment code expired" in refused.text
     assert not TOTPDevice.objects.filter(user=keeper, confirmed=True).exists()
     assert client.get("/admin/").status_code == 302
+
+
+def test_the_service_issues_codes_only_to_others_and_only_when_verified(keeper):
+    """Whatever calls it (the admin, a command, a script), a code comes from another
+    administrator whose session confirmed a code, or from the server."""
+    from mica.errors import PermissionRefused
+    from mica.site.enrolment import enrolment_code_issue
+
+    lead = LeadFactory()
+    lead.is_verified = lambda: True
+    with pytest.raises(PermissionRefused):
+        enrolment_code_issue(user=lead, actor=lead)
+    lead.is_verified = lambda: False
+    with pytest.raises(PermissionRefused):
+        enrolment_code_issue(user=keeper, actor=lead)
+    assert not EnrolmentCode.objects.exists()
+    lead.is_verified = lambda: True
+    assert enrolment_code_issue(user=keeper, actor=lead)[0].issued_by == lead
