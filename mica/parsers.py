@@ -133,8 +133,10 @@ def bounded_json(text, request):
                 refuse(KEY_TOO_LONG, limit=JSON_MAX_KEY_LENGTH)
             if UNSTORABLE_TEXT.search(key):
                 refuse(UNSTORABLE)
-        with translation.override(translation.get_language_from_request(request)):
-            return unique_keys(pairs)
+        if len({key for key, _value in pairs}) < len(pairs):
+            with translation.override(translation.get_language_from_request(request)):
+                unique_keys(pairs)  # refuses, naming the key said twice
+        return dict(pairs)
 
     try:
         data = json.loads(text, object_pairs_hook=checked_object)
