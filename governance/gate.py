@@ -30,11 +30,13 @@ from mica.text import lazy_format
 from mica.vocabulary import PROOF_OF_SUCCESS
 from submissions.models import (
     COUNTED,
+    INVALIDATED,
     Attempt,
     AttemptClass,
     AttemptInvalidation,
     DataStatus,
     EvidenceRecord,
+    InvalidationReversal,
     Outcome,
     Verification,
 )
@@ -308,7 +310,7 @@ def _cell_counts(attempts):
         .annotate(
             attempts=Count("pk"),
             ineligible_runs=Count("pk", filter=Q(eligible=False)),
-            invalid_runs=Count("pk", filter=~Q(invalid_reason="") | Q(invalidation__isnull=False)),
+            invalid_runs=Count("pk", filter=~Q(invalid_reason="") | INVALIDATED),
             # Every attempt's event counts, invalidated or not: nothing erases it.
             safety=Count("pk", filter=Q(critical_safety_event=True)),
             **{
@@ -492,9 +494,13 @@ def _cells_progress(progress):
 
 
 def _records_now():
-    """What a full pass read, in two counts: attempts and invalidations are append-only, so
-    equal counts after the pass mean no attempt or invalidation committed while it ran."""
-    return Attempt.objects.count(), AttemptInvalidation.objects.count()
+    """What a full pass read, in counts: attempts and the decisions on them are append-only,
+    so equal counts after the pass mean none of them committed while it ran."""
+    return (
+        Attempt.objects.count(),
+        AttemptInvalidation.objects.count(),
+        InvalidationReversal.objects.count(),
+    )
 
 
 def _cells_behind(cells):

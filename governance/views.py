@@ -224,7 +224,7 @@ def evidence_detail(request, cell_id):
     public = Q(task_version__definition__task_set=TaskSet.PUBLIC)
     attempts = (
         in_cell.filter(public)
-        .select_related("task_version__definition", "invalidation")
+        .select_related("task_version__definition", "invalidation__reversal")
         .prefetch_related("invocations", "evidence", "situations")
         .order_by("attempt_id")
     )

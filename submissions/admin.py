@@ -7,9 +7,10 @@ from django.utils.translation import gettext_lazy as _
 from catalogue.access import HoldoutScopedAdmin
 from mica.admin_decisions import DecisionAdmin, DecisionEventInline
 from mica.errors import DomainError
+from mica.text import is_blank
 from submissions import models
 from submissions.challenges import CHALLENGE_TRANSITIONS, challenge_transition
-from submissions.invalidation import attempt_invalidate
+from submissions.invalidation import attempt_invalidate, invalidation_reverse
 from submissions.selectors import challenges_on_claims_of
 from submissions.system_submissions import SUBMISSION_TRANSITIONS, system_submission_decide
 
@@ -42,8 +43,9 @@ class SystemSnapshotAdmin(admin.ModelAdmin):
         return False
 
 
-class InvocationInline(admin.TabularInline):
-    model = models.ModelInvocation
+class RecordInline(admin.TabularInline):
+    """Part of an attempt's record: shown, never added, changed or deleted here."""
+
     extra = 0
     can_delete = False
 
@@ -53,11 +55,32 @@ class InvocationInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class InvocationInline(RecordInline):
+    model = models.ModelInvocation
+
+
+class EvidenceInline(RecordInline):
+    model = models.EvidenceRecord
+
 
 class AttemptInvalidationInline(DecisionEventInline):
     model = models.AttemptInvalidation
-    readonly_fields = (*DecisionEventInline.readonly_fields, "actor")
+    readonly_fields = (*DecisionEventInline.readonly_fields, "actor", "reversed")
     fields = readonly_fields
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("reversed"))
+    def reversed(self, obj):
+        reversal = getattr(obj, "reversal", None)
+        if reversal is None:
+            return "—"
+        return f"{reversal.at:%Y-%m-%d} · {reversal.reason}"
 
 
 @admin.register(models.Attempt)
@@ -80,8 +103,8 @@ class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     list_filter = ("market", "family", "outcome", "eligible", "verification", "data_status")
     search_fields = ("attempt_id",)
     list_select_related = ("snapshot__system", "market", "family")
-    inlines = [AttemptInvalidationInline, InvocationInline]
-    actions = ["invalidate"]
+    inlines = [AttemptInvalidationInline, InvocationInline, EvidenceInline]
+    actions = ["invalidate", "reverse_invalidation"]
 
     def has_add_permission(self, request):
         return False
@@ -101,7 +124,7 @@ class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     @admin.action(description=_("Invalidate the selected attempts"))
     def invalidate(self, request, queryset):
         reason = request.POST.get("reason", "")
-        if request.POST.get("confirm") != "yes" or not reason.strip():
+        if request.POST.get("confirm") != "yes" or is_blank(reason):
             context = {
                 **self.admin_site.each_context(request),
                 "title": _("Invalidate attempts"),
@@ -120,6 +143,31 @@ class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
                 self.message_user(request, f"{attempt}: {refused.message}", messages.ERROR)
             else:
                 self.message_user(request, _("%(attempt)s is invalidated.") % {"attempt": attempt})
+        return None
+
+    @admin.action(description=_("Reverse the invalidation of the selected attempts"))
+    def reverse_invalidation(self, request, queryset):
+        """A later decision with its reason: the invalidation stays in the record."""
+        reason = request.POST.get("reason", "")
+        if request.POST.get("confirm") != "yes" or is_blank(reason):
+            context = {
+                **self.admin_site.each_context(request),
+                "title": _("Reverse invalidations"),
+                "attempts": queryset,
+                "reason_missing": request.POST.get("confirm") == "yes",
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(
+                request, "admin/submissions/attempt/reverse_invalidation_confirmation.html", context
+            )
+        for attempt in queryset:
+            try:
+                invalidation_reverse(attempt_id=attempt.pk, reason=reason, actor=request.user)
+            except DomainError as refused:
+                self.message_user(request, f"{attempt}: {refused.message}", messages.ERROR)
+            else:
+                self.message_user(request, _("%(attempt)s counts again.") % {"attempt": attempt})
         return None
 
 

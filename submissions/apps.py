@@ -12,6 +12,7 @@ class SubmissionsConfig(AppConfig):
         from catalogue.signals import review_moved
         from mica.caches import cache_tables_create
         from mica.methodology import extensions
+        from submissions.append_only import record_triggers_after_migrate
         from submissions.outbox import notify_review_move
         from submissions.selectors import open_challenges, submission_figures
 
@@ -21,3 +22,7 @@ class SubmissionsConfig(AppConfig):
         review_moved.connect(notify_review_move, dispatch_uid="review-notifications")
         # The intake limits count in a database cache on the embedded default.
         post_migrate.connect(cache_tables_create, sender=self, dispatch_uid="cache-tables")
+        # SQLite drops a table's triggers when a migration rebuilds the table.
+        post_migrate.connect(
+            record_triggers_after_migrate, sender=self, dispatch_uid="record-triggers"
+        )

@@ -4,6 +4,10 @@ The attempt stays in the record with its evidence; it stops counting towards its
 cell's figures, and its cell is recomputed in the same transaction. A critical
 safety event it carries keeps blocking the cell (seed: "There is no re-run that
 erases it and no appeal that removes it from the record").
+
+An invalidation is reversed only by a later decision with its reason
+(InvalidationReversal), never by deleting it: the figures read the latest decision
+(submissions.models.COUNTED) and the record keeps both.
 """
 
 from django.db import transaction
@@ -11,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.text import plain
-from submissions.models import Attempt, AttemptInvalidation
+from submissions.models import Attempt, AttemptInvalidation, InvalidationReversal
 from submissions.signals import attempts_recorded
 
 
@@ -33,6 +37,40 @@ def attempt_invalidate(*, attempt_id, reason, actor):
             action="invalidate",
             from_state="counted",
             to_state="invalidated",
+            role="staff",
+            actor=actor,
+            reason=reason,
+        )
+        attempts_recorded.send(
+            sender=Attempt, cells=[(attempt.snapshot_id, attempt.market_id, attempt.family_id)]
+        )
+    return attempt
+
+
+def invalidation_reverse(*, attempt_id, reason, actor):
+    """Record that MICA staff reversed the attempt's invalidation, with why: it counts
+    again; its cell is recomputed."""
+    reason = plain(reason)
+    if not getattr(actor, "is_staff", False):
+        raise PermissionRefused(_("Only MICA staff reverse an invalidation."))
+    if not reason:
+        raise ValidationFailed(_("Say why the invalidation no longer holds."))
+    with transaction.atomic():
+        attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
+        invalidation = AttemptInvalidation.objects.filter(attempt=attempt).first()
+        if (
+            invalidation is None
+            or InvalidationReversal.objects.filter(invalidation=invalidation).exists()
+        ):
+            raise InvalidTransition(
+                _("Attempt %(id)s is not invalidated: there is nothing to reverse.")
+                % {"id": attempt.attempt_id}
+            )
+        InvalidationReversal.objects.create(
+            invalidation=invalidation,
+            action="reverse",
+            from_state="invalidated",
+            to_state="counted",
             role="staff",
             actor=actor,
             reason=reason,

@@ -111,23 +111,51 @@ class Outcome(models.TextChoices):
     CRITICAL_FAILURE = "critical-failure", _("Critical failure")
 
 
+# Invalidated by a decision that no later decision reversed (InvalidationReversal).
+INVALIDATED = Q(invalidation__isnull=False, invalidation__reversal__isnull=True)
 # Eligible, valid and not invalidated: the attempts every figure is counted from.
-COUNTED = Q(eligible=True, invalid_reason="", invalidation__isnull=True)
+COUNTED = Q(eligible=True, invalid_reason="") & (
+    Q(invalidation__isnull=True) | Q(invalidation__reversal__isnull=False)
+)
 
 
-class AttemptQuerySet(models.QuerySet):
-    """Attempts are append-only: the record is the evidence, so nothing rewrites or removes
-    it. Invalidating one is a recorded decision (AttemptInvalidation), never an edit."""
+class AppendOnlyQuerySet(models.QuerySet):
+    """The record is the evidence a figure is walked back to (seed: "A figure that cannot
+    be walked back along this chain is not published"), so no query rewrites or removes
+    it; the database's triggers refuse the same (submissions.append_only)."""
 
     def delete(self):
-        raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never delete it."))
+        raise AppendOnly(self.model.refused_deletion)
 
     def update(self, **kwargs):
-        raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never edit it."))
+        raise AppendOnly(self.model.refused_change)
 
 
-class Attempt(models.Model):
+class AppendOnlyRecord(models.Model):
+    """A row of the record: written once, never saved again nor deleted."""
+
+    refused_change = ""
+    refused_deletion = ""
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnly(self.refused_change)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnly(self.refused_deletion)
+
+
+class Attempt(AppendOnlyRecord):
     """One run of one task version in one market by one snapshot, with its whole record."""
+
+    refused_change = _("Attempts are append-only: invalidate an attempt, never edit it.")
+    refused_deletion = _("Attempts are append-only: invalidate an attempt, never delete it.")
 
     # Unique within its snapshot (one_attempt_id_per_snapshot), so operators' ids never meet.
     attempt_id = models.CharField(_("attempt id"), max_length=64)
@@ -196,8 +224,6 @@ class Attempt(models.Model):
     data_status = models.CharField(_("data status"), max_length=10, choices=DataStatus.choices)
     recorded_at = models.DateTimeField(_("recorded"), auto_now_add=True)
 
-    objects = AttemptQuerySet.as_manager()
-
     class Meta:
         ordering = ["-recorded_at", "pk"]
         verbose_name = _("attempt")
@@ -228,14 +254,6 @@ class Attempt(models.Model):
     def __str__(self):
         return self.attempt_id
 
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never edit it."))
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnly(_("Attempts are append-only: invalidate an attempt, never delete it."))
-
     @property
     def invalid_reason_label(self):
         return label_for(InvalidReason, self.invalid_reason)
@@ -246,10 +264,20 @@ class Attempt(models.Model):
         return Attempt.objects.filter(COUNTED, pk=self.pk).exists()
 
 
-class AttemptInvalidation(DecisionEvent):
+class AttemptInvalidation(DecisionEvent, AppendOnlyRecord):
     """The decision that an attempt no longer counts, with the deciding role, the reason and
     the date. Its critical safety event, if any, still blocks the cell (seed: "There is no
-    re-run that erases it and no appeal that removes it from the record")."""
+    re-run that erases it and no appeal that removes it from the record"). It is never
+    edited or deleted: a later decision reverses it (InvalidationReversal)."""
+
+    refused_change = _(
+        "An invalidation is a recorded decision: reverse it with a later decision and its "
+        "reason, never edit it."
+    )
+    refused_deletion = _(
+        "An invalidation is a recorded decision: reverse it with a later decision and its "
+        "reason, never delete it."
+    )
 
     attempt = models.OneToOneField(
         Attempt,
@@ -263,10 +291,41 @@ class AttemptInvalidation(DecisionEvent):
         verbose_name = _("attempt invalidation")
         verbose_name_plural = _("attempt invalidations")
 
+    def __str__(self):
+        return f"{self.attempt}: {self.action}"
 
-class ModelInvocation(models.Model):
+
+class InvalidationReversal(DecisionEvent, AppendOnlyRecord):
+    """The later decision that an invalidation no longer holds, with its reason: the attempt
+    counts again, and both decisions stay in the record."""
+
+    refused_change = _("A reversal is a recorded decision: it is never edited.")
+    refused_deletion = _("A reversal is a recorded decision: it is never deleted.")
+
+    invalidation = models.OneToOneField(
+        AttemptInvalidation,
+        on_delete=models.PROTECT,
+        related_name="reversal",
+        verbose_name=_("invalidation"),
+    )
+    reason = models.TextField(_("reason"))
+
+    class Meta(DecisionEvent.Meta):
+        verbose_name = _("invalidation reversal")
+        verbose_name_plural = _("invalidation reversals")
+
+    def __str__(self):
+        return f"{self.invalidation.attempt}: {self.action}"
+
+
+class ModelInvocation(AppendOnlyRecord):
+    """One model call of an attempt: part of its record, never edited or deleted."""
+
+    refused_change = _("Model invocations are part of an attempt's record: never edited.")
+    refused_deletion = _("Model invocations are part of an attempt's record: never deleted.")
+
     attempt = models.ForeignKey(
-        Attempt, on_delete=models.CASCADE, related_name="invocations", verbose_name=_("attempt")
+        Attempt, on_delete=models.PROTECT, related_name="invocations", verbose_name=_("attempt")
     )
     order = models.PositiveIntegerField(_("order"))
     provider = models.CharField(_("provider"), max_length=80)
@@ -290,9 +349,14 @@ class ModelInvocation(models.Model):
         return f"{self.attempt_id} #{self.order}"
 
 
-class EvidenceRecord(models.Model):
+class EvidenceRecord(AppendOnlyRecord):
+    """A piece of an attempt's evidence, named by its hash: never edited or deleted."""
+
+    refused_change = _("Evidence records are part of an attempt's record: never edited.")
+    refused_deletion = _("Evidence records are part of an attempt's record: never deleted.")
+
     attempt = models.ForeignKey(
-        Attempt, on_delete=models.CASCADE, related_name="evidence", verbose_name=_("attempt")
+        Attempt, on_delete=models.PROTECT, related_name="evidence", verbose_name=_("attempt")
     )
     evidence_id = models.CharField(_("evidence id"), max_length=64)
     evidence_type = models.CharField(_("evidence type"), max_length=30)

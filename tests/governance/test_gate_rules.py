@@ -172,13 +172,16 @@ def test_the_blockers_come_in_gate_order_on_the_page_in_the_api_and_the_export(
     assert all(s["en"] and s["ko"] and s["en"] != s["ko"] for s in sentences)
 
 
-def test_a_success_without_proof_in_the_record_is_not_counted(client, staff, world):
+def test_a_success_without_proof_in_the_record_is_not_counted(client, staff, world, monkeypatch):
     """Seed: "Confirmed success. The declared final state was reached and evidenced by an
     authoritative receipt, readback or handoff record." Ingestion refuses such a record;
     the gate does not count one that reached the table another way either."""
-    assert post(client, staff, [rerun(1), rerun(2)]).status_code == 201
-    attempt = Attempt.objects.get(attempt_id="acme-kr-001")
-    attempt.evidence.update(evidence_type="tool-call-lineage")
+    unproven = rerun(1)
+    unproven["evidence"][0]["evidence_type"] = "tool-call-lineage"
+    assert post(client, staff, [rerun(2)]).status_code == 201
+    # Reached the table another way: past an intake that did not check its proof.
+    monkeypatch.setattr("submissions.ingest._check_success", lambda data: None)
+    assert post(client, staff, [unproven]).status_code == 201
     cell = cell_recompute(*cell_key())
     assert (cell.eligible_runs, cell.successes) == (2, 1)
 
