@@ -253,6 +253,8 @@ PAGE_BAKE_DIR = Path(os.environ.get("MICA_PAGE_BAKE_DIR", VAR_DIR / "pages"))
 PAGE_BAKE_DEBOUNCE_SECONDS = int(os.environ.get("MICA_PAGE_BAKE_DEBOUNCE_SECONDS", "10"))
 # Processes that render a bake: one a core by default.
 PAGE_BAKE_PROCESSES = int(os.environ.get("MICA_PAGE_BAKE_PROCESSES", os.cpu_count() or 1))
+# A long job reports its progress at most this often (each report writes the run's row).
+JOB_PROGRESS_SECONDS = float(os.environ.get("MICA_JOB_PROGRESS_SECONDS", "1"))
 
 # Without Redis the broker is a directory under var/ that every process of the machine
 # shares: the web process queues, `manage.py serve`'s worker and beat take.

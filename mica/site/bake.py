@@ -32,6 +32,7 @@ import os
 import shutil
 import signal
 import sys
+import time
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
@@ -73,7 +74,7 @@ MANIFEST = "pages.json"
 # The kind of build the pointer of the baked pages names (mica.content.builds).
 BUILD_KIND = "pages"
 KEEP_BUILDS = 2
-# Pages a process renders between two progress reports.
+# Task pages a process prepares and renders together.
 BATCH = 100
 # Headers the server sets for each answer, never part of a page.
 SERVER_HEADERS = {"date", "server", "connection", "content-length"}
@@ -295,10 +296,24 @@ def _prepared(paths):
 
 def _batch_outcomes(renderer, directory, paths, patterns):
     _prepared(paths)
-    return [_outcome(renderer, directory, path, patterns) for path in paths]
+    outcomes = []
+    for path in paths:
+        outcomes.append(_outcome(renderer, directory, path, patterns))
+        _pages_counted()
+    return outcomes
 
 
 _child_renderer = None
+# Pages rendered so far by every process of the bake: a counter in memory shared with
+# the forked children, which the parent reads to report progress page by page while a
+# child is still inside a batch of a hundred.
+_rendered_count = None
+
+
+def _pages_counted():
+    if _rendered_count is not None:
+        with _rendered_count.get_lock():
+            _rendered_count.value += 1
 
 
 def _child_signals():
@@ -347,14 +362,18 @@ def _outcome_batches(renderer, directory, paths, patterns):
     processes = _processes(len(batches))
     if processes == 1:
         for batch in batches:
-            yield _batch_outcomes(renderer, directory, batch, patterns)
+            _prepared(batch)
+            for path in batch:  # one at a time, so each page is reported as it is done
+                outcome = _outcome(renderer, directory, path, patterns)
+                _pages_counted()
+                yield [outcome]
         return
     # Each child opens its own connections; sharing the parent's would mix their replies.
     connections.close_all()
     arguments = [(str(directory), batch, patterns, settings.SITE_URL) for batch in batches]
     pool = multiprocessing.get_context("fork").Pool(processes, initializer=_child_signals)
     try:
-        yield from pool.imap_unordered(_batch_in_child, arguments)
+        yield from _while_waiting(pool.imap_unordered(_batch_in_child, arguments))
     except BaseException:
         pool.terminate()  # a page refused the bake, or it was stopped: the rest is not wanted
         raise
@@ -362,6 +381,18 @@ def _outcome_batches(renderer, directory, paths, patterns):
         pool.close()
     finally:
         pool.join()
+
+
+def _while_waiting(results):
+    """Each batch's outcomes as it comes, and an empty list whenever none came for a
+    progress interval: the caller reports the pages the children counted meanwhile."""
+    while True:
+        try:
+            yield results.next(timeout=max(settings.JOB_PROGRESS_SECONDS, 0.1))
+        except multiprocessing.TimeoutError:
+            yield []
+        except StopIteration:
+            return
 
 
 class _Previous:
@@ -449,25 +480,42 @@ def _reused_paths(build, paths, previous):
 
 
 def _render_all(build, renderer, paths, patterns, progress):
-    done = reported = 0
+    global _rendered_count
     if not paths:
         return
-    for outcomes in _outcome_batches(renderer, build.directory, paths, patterns):
-        for kind, path, detail in outcomes:
-            _refuse_if(kind, path, detail)
-            if kind == "baked":
-                build.pages[path] = detail
-            else:
-                build.live.append(path)
-        done += len(outcomes)
-        if done - reported >= BATCH or done == len(paths):
-            reported = done
-            progress(
-                5 + 80 * done // len(paths),
-                lazy_format(
-                    _("Rendered %(number)d of %(count)d pages"), number=done, count=len(paths)
-                ),
-            )
+    report = _ProgressReport(progress, len(paths))
+    _rendered_count = multiprocessing.get_context("fork").Value("q", 0)
+    try:
+        for outcomes in _outcome_batches(renderer, build.directory, paths, patterns):
+            for kind, path, detail in outcomes:
+                _refuse_if(kind, path, detail)
+                if kind == "baked":
+                    build.pages[path] = detail
+                else:
+                    build.live.append(path)
+            report(_rendered_count.value)
+    finally:
+        _rendered_count = None
+
+
+class _ProgressReport:
+    """Reports the pages rendered so far, at most once a progress interval (each report
+    is a write to the run's row), and always the last one."""
+
+    def __init__(self, progress, count):
+        self.progress, self.count = progress, count
+        self.reported, self.at = 0, None
+
+    def __call__(self, done):
+        now = time.monotonic()
+        due = self.at is None or now - self.at >= settings.JOB_PROGRESS_SECONDS
+        if done == self.reported or not (due or done == self.count):
+            return
+        self.reported, self.at = done, now
+        self.progress(
+            5 + 80 * done // self.count,
+            lazy_format(_("Rendered %(number)d of %(count)d pages"), number=done, count=self.count),
+        )
 
 
 def _refuse_if(kind, path, status):
@@ -512,8 +560,10 @@ def pages_bake(
         # A transaction holding changes the revisions do not count yet cannot tell what
         # moved: it renders every page.
         if not full and not revision_pending():
+            progress(2, _("Finding the pages the last bake still holds"))
             previous = _previous_pages(root, build)
             paths = _reused_paths(build, paths, previous)
+            progress(5, lazy_format(_("Pages to render: %(number)d"), number=len(paths)))
         _render_all(build, renderer, paths, patterns, progress)
         progress(88, _("Checking the baked pages"))
         _written_whole(build, patterns, rescan=previous.holdout_moved)

@@ -384,3 +384,30 @@ def test_a_task_edit_renders_that_task_s_pages_and_the_listings_not_every_task_p
     task_pages = [path for path in before if "/tasks/" in path and path.count("/") > 3]
     # Every task page reads the task tables; only the edited task's two were rendered.
     assert len(task_pages) > 50 and after["rendered"] < 50
+
+
+def test_the_bake_reports_its_progress_page_by_page(baking, settings):
+    """A person following the bake sees each page counted as it is rendered, even inside
+    a batch of task pages prepared together, not one figure for most of the run."""
+    settings.JOB_PROGRESS_SECONDS = 0
+    slugs = list(TaskDefinition.objects.filter(task_set="public").values_list("slug", flat=True))
+    paths = [f"/tasks/{slug}/" for slug in slugs[:40]]
+    reports = []
+    pages_bake(paths=paths, progress=lambda percent, message="": reports.append((percent, message)))
+    counted = [str(m) for _p, m in reports if str(m).startswith("Rendered ")]
+    assert counted == [f"Rendered {n} of {len(paths)} pages" for n in range(1, len(paths) + 1)]
+    percents = [p for p, _m in reports]
+    assert percents == sorted(percents) and percents[-1] == 100
+
+
+def test_progress_is_written_at_most_once_an_interval(baking, settings):
+    """Each report writes the run's row: a fast bake reports its start and its end, not
+    every page."""
+    settings.JOB_PROGRESS_SECONDS = 3600
+    reports = []
+    pages_bake(paths=PAGES, progress=lambda percent, message="": reports.append(str(message)))
+    counted = [m for m in reports if m.startswith("Rendered ")]
+    assert counted == [
+        f"Rendered 1 of {len(PAGES)} pages",
+        f"Rendered {len(PAGES)} of {len(PAGES)} pages",
+    ]
