@@ -65,7 +65,7 @@ def test_the_after_commit_step_is_a_function_django_can_name(operator):
     from django.db import connection, transaction
 
     with transaction.atomic():
-        Attempt.objects.all().delete()  # any write of a watched table
+        # As a write of a watched table registers it (mica.content.changes.watch_writes).
         changes.content_written(connection, "submissions_attempt")
         hooks = [entry[1] for entry in connection.run_on_commit if changes.step_of(entry[1])]
         assert len(hooks) == 1
