@@ -246,8 +246,9 @@ def task_filter(
 
 
 def catalogue_figures(edition):
-    """The live figures the catalogue gives an edition's prose (public tasks only)."""
-    tasks = task_public_list()
+    """The live figures the catalogue gives an edition's prose: what `/tasks/` lists, so a
+    retired task leaves the methodology's counts when it leaves the catalogue."""
+    tasks = task_catalogue_list()
     return {
         "family_count": tasks.values("family").distinct().count(),
         "canonical_task_count": tasks.count(),
