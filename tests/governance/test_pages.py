@@ -135,3 +135,22 @@ def test_eligible_cells_get_a_table_with_intervals_and_honest_ranks(client, staf
     assert "<table" in page and 'aria-sort="descending"' in page
     assert "Not ranked: its interval overlaps another" in page
     assert "0.207" in page  # the Wilson interval of 1/1 printed beside the figure
+
+
+@pytest.mark.parametrize(
+    "prefix, sentence",
+    [
+        ("", "The cell holds demo or preview data, which can never be published."),
+        (
+            "/ko",
+            "이 셀에는 데모 또는 프리뷰 데이터가 있으며, 이러한 데이터는 결코 공개될 수 없습니다.",
+        ),
+    ],
+)
+def test_readers_get_the_gates_sentences_not_its_codes(client, demo_runs, prefix, sentence):
+    """Issue 34: "Blocker codes on public evidence and system pages ... are the sentences the
+    gate already has in both languages"."""
+    for path in (f"{prefix}/evidence/", f"{prefix}/systems/demo-harbor/"):
+        page = client.get(path).text
+        assert sentence in page, path
+        assert "<code>demo-or-preview-data</code>" not in page, path
