@@ -5,6 +5,8 @@ from django.utils import timezone
 
 from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import (
+    Appeal,
+    AppealState,
     Correction,
     DisclosureCategory,
     DisclosureStatement,
@@ -146,3 +148,8 @@ def declaration_blocks_review(user, version):
     if evaluated.exists():
         return "declared-conflict"
     return None
+
+
+def appeals_awaiting_decision():
+    """Appeals filed and not yet decided: the staff queue of appeals."""
+    return Appeal.objects.filter(state=AppealState.RECEIVED)

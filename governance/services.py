@@ -1,3 +1,4 @@
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -8,7 +9,8 @@ from governance.selectors import disclosure_key_taken
 from mica.errors import Conflict, PermissionRefused, ValidationFailed
 from mica.text import plain
 from mica.workflows import Move, workflow_move
-from submissions.models import FINAL_CHALLENGE_STATES
+from submissions.models import FINAL_CHALLENGE_STATES, Challenge
+from submissions.outbox import notify_appeal_decided, notify_appeal_filed
 
 
 def correction_record(*, challenge, text_en, text_ko):
@@ -106,6 +108,12 @@ def appeal_file(*, challenge, grounds):
             field_errors={"grounds": [_("Give the grounds.")]},
         )
     with transaction.atomic():
+        # One appeal a decision: the lock makes two appeals sent at once file one.
+        Challenge.objects.select_for_update().filter(pk=challenge.pk).first()
+        if challenge.appeals.exists():
+            raise ValidationFailed(
+                _("This decision has already been appealed; the appeal is shown on its page.")
+            )
         appeal = Appeal.objects.create(challenge=challenge, grounds=plain(grounds))
         AppealEvent.objects.create(
             appeal=appeal,
@@ -115,7 +123,25 @@ def appeal_file(*, challenge, grounds):
             role="challenger",
             reason=appeal.grounds,
         )
+        notify_appeal_filed(appeal, appeal_deciders(appeal))
     return appeal
+
+
+def appeal_deciders(appeal):
+    """Who is told an appeal waits: active staff who may decide appeals, with an address,
+    but not the person who made the decision under appeal (they may not decide it)."""
+    decision = appeal.challenge.events.exclude(action="file").order_by("-at", "-pk").first()
+    people = (
+        get_user_model()
+        .objects.with_perm(
+            "governance.change_appeal", backend="django.contrib.auth.backends.ModelBackend"
+        )
+        .filter(is_staff=True)
+        .exclude(email="")
+    )
+    if decision is not None and decision.actor_id is not None:
+        people = people.exclude(pk=decision.actor_id)
+    return people
 
 
 APPEAL_TRANSITIONS = {
@@ -162,6 +188,7 @@ def appeal_decide(*, appeal_id, uphold, reason, actor):
             actor=actor,
             reason=appeal.reason,
         )
+        notify_appeal_decided(appeal, "uphold" if uphold else "dismiss")
     return appeal
 
 

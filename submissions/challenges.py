@@ -2,9 +2,11 @@
 
 import hashlib
 import uuid
+from urllib.parse import urlencode
 
 from django.core import signing
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -32,6 +34,7 @@ from submissions.models import (
 )
 from submissions.outbox import (
     notify_claim_owners,
+    notify_confirmed,
     notify_editors_of_arrival,
     notify_state_change,
 )
@@ -42,6 +45,7 @@ MAX_TEXT = 20_000
 MAX_CITATIONS = 20
 CONFIRMATION_SALT = "mica.challenge.confirm"
 CONFIRMATION_MAX_AGE = 7 * 24 * 3600
+FILED_SALT = "mica.challenge.filed"
 SCORING_METRICS = ScoringMetric.values
 
 
@@ -379,6 +383,21 @@ def confirmation_token(challenge):
     return signing.dumps({"challenge": challenge.pk}, salt=CONFIRMATION_SALT)
 
 
+def filed_receipt_url(challenge):
+    """Where the form sends its filer: the receipt page, with the reference signed so
+    that only the filer's own redirect names a number."""
+    token = signing.dumps(challenge.pk, salt=FILED_SALT)
+    return f"{reverse('submissions:challenge-filed')}?{urlencode({'ref': token})}"
+
+
+def filed_reference(token):
+    """The reference number the receipt link carries, or None for no or a forged link."""
+    try:
+        return int(signing.loads(token, salt=FILED_SALT, max_age=CONFIRMATION_MAX_AGE))
+    except (signing.BadSignature, TypeError, ValueError):
+        return None
+
+
 def challenge_confirm(*, token):
     """Confirm the contact address through the signed, expiring link."""
     try:
@@ -390,6 +409,7 @@ def challenge_confirm(*, token):
         raise ValidationFailed(_("This confirmation link is not valid or has expired."))
     if challenge.email_confirmed_at is None:
         _challenge_update(challenge.pk, email_confirmed_at=timezone.now())
+        notify_confirmed(challenge)
     return challenge
 
 
@@ -520,7 +540,7 @@ def challenge_transition(*, challenge_id, action, reason, actor=None, correction
             actor=actor if getattr(actor, "pk", None) else None,
             reason=plain(reason),
         )
-        notify_state_change(challenge, plain(reason))
+        notify_state_change(challenge, plain(reason), action)
         if action == "screen":
             notify_claim_owners(challenge)
     return challenge

@@ -11,6 +11,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from catalogue.access import holdout_access
 from catalogue.models import TaskSet
@@ -103,9 +104,27 @@ def _challenge_link(challenge):
     return settings.SITE_URL + reverse("submissions:challenge", args=[challenge.pk])
 
 
-def notify_challenger(challenge, body):
+# What happened, as the subject of each e-mail to a challenger says it (translated when
+# sent, in the filing's language): the subject alone tells the news.
+CHALLENGER_SUBJECTS = {
+    "file": gettext_noop("MICA challenge #%(id)s filed: please confirm your address"),
+    "confirm": gettext_noop("MICA challenge #%(id)s: address confirmed"),
+    "screen": gettext_noop("MICA challenge #%(id)s screened: now in the public register"),
+    "triage": gettext_noop("MICA challenge #%(id)s triaged: awaiting the method lead's decision"),
+    "accept": gettext_noop("MICA challenge #%(id)s decided: accepted and corrected"),
+    "hold": gettext_noop("MICA challenge #%(id)s decided: held for the next edition"),
+    "reject": gettext_noop("MICA challenge #%(id)s decided: rejected"),
+    "withdraw": gettext_noop("MICA challenge #%(id)s withdrawn"),
+    "appeal-file": gettext_noop("Appeal on MICA challenge #%(id)s received"),
+    "appeal-uphold": gettext_noop("Appeal on MICA challenge #%(id)s decided: upheld"),
+    "appeal-dismiss": gettext_noop("Appeal on MICA challenge #%(id)s decided: dismissed"),
+}
+
+
+def notify_challenger(challenge, body, *, happened):
+    """Mail the challenger; `happened` names the step, which the subject says."""
     with translation.override(challenge.language):
-        subject = _("Your MICA challenge #%(id)s") % {"id": challenge.pk}
+        subject = _(CHALLENGER_SUBJECTS[happened]) % {"id": challenge.pk}
         outbox_queue(to=challenge.contact_email, subject=subject, body=str(body))
 
 
@@ -121,14 +140,69 @@ def notify_editors_of_arrival(challenge):
         )
 
 
-def notify_state_change(challenge, reason):
+def notify_state_change(challenge, reason, action):
     with translation.override(challenge.language):
         body = _("Your challenge is now: %(state)s.\nReason: %(reason)s\n%(link)s") % {
             "state": challenge.get_state_display(),
             "reason": reason,
             "link": _challenge_link(challenge),
         }
-    notify_challenger(challenge, body)
+    notify_challenger(challenge, body, happened=action)
+
+
+def notify_confirmed(challenge):
+    with translation.override(challenge.language):
+        body = _(
+            "Your address is confirmed. An editor screens the challenge next; until then "
+            "it stays private, and the link you opened shows its state:\n%(link)s"
+        ) % {"link": settings.SITE_URL + _confirmation_path(challenge)}
+    notify_challenger(challenge, body, happened="confirm")
+
+
+def _confirmation_path(challenge):
+    # Within the app: the challenges module imports this one as it loads.
+    from submissions.challenges import confirmation_token
+
+    return reverse("submissions:challenge-confirm", args=[confirmation_token(challenge)])
+
+
+def notify_appeal_filed(appeal, deciders):
+    """Tell the challenger the appeal is received, and the people who may decide it that
+    it waits for them, with the link to decide it."""
+    challenge = appeal.challenge
+    with translation.override(challenge.language):
+        body = _(
+            "Your appeal is received. Someone other than the person who made the decision "
+            "decides it; the decision and its reason are public:\n%(link)s"
+        ) % {"link": _challenge_link(challenge)}
+    notify_challenger(challenge, body, happened="appeal-file")
+    link = settings.SITE_URL + reverse("admin:governance_appeal_change", args=[appeal.pk])
+
+    def write():
+        subject = _("MICA appeal #%(appeal)s on challenge #%(id)s awaits a decision") % {
+            "appeal": appeal.pk,
+            "id": challenge.pk,
+        }
+        body = _(
+            "An appeal against the decision on challenge #%(id)s was filed. You may "
+            "decide it; the person who made the decision may not.\n%(link)s"
+        ) % {"id": challenge.pk, "link": link}
+        return subject, body
+
+    subject, body = _bilingual(write)
+    for person in deciders:
+        outbox_queue(to=person.email, subject=subject, body=body)
+
+
+def notify_appeal_decided(appeal, action):
+    challenge = appeal.challenge
+    with translation.override(challenge.language):
+        body = _("The decision on your appeal: %(state)s.\nReason: %(reason)s\n%(link)s") % {
+            "state": appeal.get_state_display(),
+            "reason": appeal.reason,
+            "link": _challenge_link(challenge),
+        }
+    notify_challenger(challenge, body, happened=f"appeal-{action}")
 
 
 def _bilingual(write):

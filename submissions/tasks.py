@@ -67,4 +67,4 @@ def challenge_confirmation(challenge):
             "Open this link within seven days to confirm your address; the challenge is "
             "screened only after that:\n\n%(link)s"
         ) % {"link": link}
-    notify_challenger(challenge, body)
+    notify_challenger(challenge, body, happened="file")

@@ -14,10 +14,21 @@ from mica.errors import Conflict, DomainError, RecordNotFound
 from mica.methodology.selectors import edition_current
 from mica.vocabulary import BLOCKER_SENTENCES
 from submissions.api.examples import SYSTEM_SUBMISSION, VALID_BATCH, VALID_BATCH_ANSWER
-from submissions.challenges import challenge_confirm, challenge_file
+from submissions.challenges import (
+    challenge_confirm,
+    challenge_file,
+    filed_receipt_url,
+    filed_reference,
+)
 from submissions.forms import ChallengeForm, SystemSubmissionForm
 from submissions.ingest import ATTEMPT_RULES
-from submissions.models import Challenge, ChallengeState, ChallengeType, Verification
+from submissions.models import (
+    PUBLIC_CHALLENGE_STATES,
+    Challenge,
+    ChallengeState,
+    ChallengeType,
+    Verification,
+)
 from submissions.selectors import challenge_public_get, challenge_public_list, challenges_on_section
 from submissions.system_submissions import system_submission_file
 from submissions.throttle import intake_allowed
@@ -64,7 +75,7 @@ def challenge_new(request):
             except DomainError as refused:
                 _show_refusal(form, refused)
             else:
-                return redirect("submissions:challenge-filed")
+                return redirect(filed_receipt_url(challenge))
     else:
         form = ChallengeForm(initial={"section_id": request.GET.get("section", "")[:120]})
     section = form["section_id"].value() or ""
@@ -98,18 +109,34 @@ def _flat(messages):
 
 @require_safe
 def challenge_filed(request):
-    return render(request, "submissions/challenge_filed.html")
+    """The receipt after the form: the reference number, read from the signed link the
+    form redirected to (a number typed in shows nothing)."""
+    return render(
+        request,
+        "submissions/challenge_filed.html",
+        {"reference": filed_reference(request.GET.get("ref", "")[:200])},
+    )
 
 
 @require_safe
 def challenge_confirmed(request, token):
+    """The confirmation link confirms the address and, opened again, tells the filer
+    where the challenge stands, also before it is screened and public."""
     try:
-        challenge_confirm(token=token)
+        challenge = challenge_confirm(token=token)
     except DomainError as refused:
         return render(
             request, "submissions/challenge_filed.html", {"error": refused.message}, status=400
         )
-    return render(request, "submissions/challenge_filed.html", {"confirmed": True})
+    return render(
+        request,
+        "submissions/challenge_filed.html",
+        {
+            "confirmed": True,
+            "challenge": challenge,
+            "public": challenge.state in PUBLIC_CHALLENGE_STATES,
+        },
+    )
 
 
 @require_safe

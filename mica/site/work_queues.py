@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.selectors import DECIDING_ROLES, review_queue_counts
+from governance.selectors import appeals_awaiting_decision
 from markets.models import CompetenceRole
 from markets.selectors import competent_roles
 from mica.methodology.selectors import claims_korean_stale
@@ -61,6 +62,19 @@ def _challenge_queue(user):
     ]
 
 
+def _appeal_queue(user):
+    if not user.has_perm("governance.change_appeal"):
+        return []
+    appeals = reverse("admin:governance_appeal_changelist")
+    return [
+        WorkQueue(
+            _("Appeals awaiting a decision"),
+            appeals_awaiting_decision().count(),
+            f"{appeals}?state__exact=received",
+        )
+    ]
+
+
 def _translation_queue(user):
     if not user.has_perm("methodology.change_chapteritem"):
         return []
@@ -76,4 +90,9 @@ def work_queues(user):
     """The queues `user` works in, each with how many items wait and where to work them."""
     if not (user.is_authenticated and user.is_staff):
         return []
-    return _review_queues(user) + _challenge_queue(user) + _translation_queue(user)
+    return (
+        _review_queues(user)
+        + _challenge_queue(user)
+        + _appeal_queue(user)
+        + _translation_queue(user)
+    )

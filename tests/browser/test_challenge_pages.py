@@ -33,6 +33,7 @@ def test_filing_by_keyboard(page, site):
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert "/submit/challenge/filed/" in page.url, page.content()[:2000]
+    assert "Your reference number is #" in page.inner_text("main")
     assert_accessible(page)
 
 
@@ -55,6 +56,11 @@ def test_a_screened_challenge_page(page, site):
     for prefix in ("", "/ko"):
         page.goto(f"{site}{prefix}/challenges/{challenge.pk}/")
         assert "<b>not bold</b>" in page.inner_text("main")
+        assert "https://example.org/paper" in page.inner_text("main")  # its citation
+        assert_accessible(page)
+        # The filer's own view through the confirmation link: number, state, the way on.
+        page.goto(f"{site}{prefix}/submit/challenge/confirm/{confirmation_token(challenge)}/")
+        assert f"#{challenge.pk}" in page.inner_text("main")
         assert_accessible(page)
         page.goto(f"{site}{prefix}/methodology/claims/{challenge.section_id}/")
         assert_accessible(page)

@@ -353,14 +353,16 @@ def test_notifications_go_through_the_persistent_outbox(
     assert all(m.state == OutboxState.SENT for m in OutboxMessage.objects.all())
     korean = OutboxMessage.objects.get(to="challenger@example.org")
     assert "MICA" in korean.subject and "/submit/challenge/confirm/" in korean.body
-    challenge_confirm(token=confirmation_token(challenge))
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge_confirm(token=confirmation_token(challenge))
     editor = User.objects.get(username="editor")
     with django_capture_on_commit_callbacks(execute=True):
         challenge_transition(
             challenge_id=challenge.pk, action="screen", reason="In scope.", actor=editor
         )
-    assert OutboxMessage.objects.filter(to="challenger@example.org").count() == 2
-    assert len(mail.outbox) == 3
+    # Filed (the link), address confirmed, screened.
+    assert OutboxMessage.objects.filter(to="challenger@example.org").count() == 3
+    assert len(mail.outbox) == 4
 
 
 def test_the_public_form_takes_its_constraints_from_the_one_challenge_schema():
