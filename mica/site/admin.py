@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, ngettext
 from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
@@ -204,7 +205,7 @@ class ApiTokenForm(forms.ModelForm):
     class Meta:
         model = ApiToken
         fields = ["user", "expiry"]
-        labels = {"user": _("account"), "expiry": _("expires")}
+        labels = {"user": capfirst(_("account")), "expiry": capfirst(_("expires"))}
         help_texts = {"expiry": _("Leave empty for a token that lasts until it is deleted.")}
 
 
@@ -216,7 +217,7 @@ class ApiTokenAdmin(VerifiedSuperuserOnly, admin.ModelAdmin):
     form = ApiTokenForm
     list_display = ["prefix_shown", "user", "created", "expiry"]
     search_fields = ["user__username", "token_key"]
-    raw_id_fields = ["user"]
+    autocomplete_fields = ["user"]  # chosen by name, not by typing an id
     list_select_related = ["user"]
     readonly_fields = ["prefix_shown", "user", "created", "expiry"]
 
@@ -281,7 +282,7 @@ class EnrolmentCodeAdmin(VerifiedSuperuserOnly, admin.ModelAdmin):
     list_display = ["user", "issued_by", "issued_at", "expires_at", "used_at"]
     list_select_related = ["user", "issued_by"]
     search_fields = ["user__username"]
-    raw_id_fields = ["user"]
+    autocomplete_fields = ["user"]
     fields = ["user", "issued_by", "issued_at", "expires_at", "used_at"]
 
     def get_form(self, request, obj=None, **kwargs):
