@@ -2,16 +2,21 @@
 
 from django.conf import settings
 
+from mica.jobs.models import JobCause
 from mica.jobs.services import job_request_debounced, job_run_enqueue
 
 
-def exports_request_regeneration(*, actor=None, countdown=None, full=False):
+def exports_request_regeneration(*, actor=None, countdown=None, full=False, cause=JobCause.CHANGE):
     # Within the app: the task module imports this one as it loads.
     from mica.exports.tasks import exports_regenerate
 
     arguments = {"full": True} if full else None
     return job_run_enqueue(
-        task=exports_regenerate, arguments=arguments, actor=actor, countdown=countdown
+        task=exports_regenerate,
+        arguments=arguments,
+        actor=actor,
+        countdown=countdown,
+        cause=cause,
     )
 
 

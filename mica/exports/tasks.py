@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from governance.gate import gate_recompute_all
 from governance.tasks import cells_recomputed
 from mica.exports.publish import exports_build_and_publish
+from mica.jobs.models import JobCause
 from mica.jobs.services import job_run_enqueue, job_run_execute
 from mica.text import lazy_format
 
@@ -65,4 +66,4 @@ def full_regeneration(self, job_run_id):
 @shared_task(name="mica.exports.tasks.nightly", ignore_result=True, title=_("Nightly run"))
 def nightly():
     """What beat sends every night: one tracked full regeneration."""
-    job_run_enqueue(task=full_regeneration)
+    job_run_enqueue(task=full_regeneration, cause=JobCause.SCHEDULE)

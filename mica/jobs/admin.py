@@ -3,13 +3,17 @@ from django.db import transaction
 from django.shortcuts import redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from mica.jobs.models import BeatLease, JobRun, WorkerHeartbeat
+from mica.jobs.models import BeatLease, JobCause, JobRun, WorkerHeartbeat
 from mica.jobs.registry import on_demand_jobs
 from mica.jobs.selectors import job_title
 from mica.jobs.services import job_run_enqueue
+
+# Characters of a run's message or error its row shows.
+LIST_TEXT_CHARS = 60
 
 
 class JobFilter(admin.SimpleListFilter):
@@ -30,19 +34,22 @@ class JobFilter(admin.SimpleListFilter):
 class JobRunAdmin(admin.ModelAdmin):
     list_display = (
         "job",
+        "started_by",
         "state",
         "progress_bar",
-        "message",
+        "message_short",
         "attempts",
         "last_error",
         "queued_at",
         "finished_at",
     )
-    list_filter = ("state", JobFilter)
+    # The runs a person started apart from the many content changes start on their own.
+    list_filter = ("cause", "state", JobFilter)
     search_fields = ("job_name", "message_en", "message_ko")
     list_select_related = ("requested_by",)
     fields = (
         "job",
+        "started_by",
         "state",
         "progress_bar",
         "message",
@@ -80,11 +87,22 @@ class JobRunAdmin(admin.ModelAdmin):
             obj.state,
         )
 
+    @admin.display(description=_("started by"), ordering="cause")
+    def started_by(self, obj):
+        if obj.cause == JobCause.PERSON and obj.requested_by:
+            return obj.requested_by.get_username()
+        return obj.get_cause_display()
+
+    @admin.display(description=_("message"))
+    def message_short(self, obj):
+        # The list fits a 1366 px screen; the whole message is on the run's page.
+        return Truncator(str(obj.message)).chars(LIST_TEXT_CHARS)
+
     @admin.display(description=_("last error"))
     def last_error(self, obj):
         # The traceback's last line names the failure; the whole one is on the run's page.
         lines = obj.error.strip().splitlines()
-        return lines[-1][:200] if lines else ""
+        return Truncator(lines[-1]).chars(LIST_TEXT_CHARS) if lines else ""
 
     def has_add_permission(self, request):
         return False

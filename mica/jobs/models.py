@@ -11,6 +11,17 @@ class JobState(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
+class JobCause(models.TextChoices):
+    """What started a run: the job list shows the runs a person started apart from the
+    many that content changes and the schedule start on their own."""
+
+    PERSON = "person", _("a person")
+    CHANGE = "change", _("a content change")
+    SCHEDULE = "schedule", _("the schedule")
+    COMMAND = "command", _("a command on the server")
+    RETRY = "retry", _("a retry")
+
+
 class JobRun(models.Model):
     """One run of a background job, written by the job as it goes."""
 
@@ -20,6 +31,9 @@ class JobRun(models.Model):
         _("state"), max_length=10, choices=JobState.choices, default=JobState.QUEUED
     )
     progress = models.PositiveSmallIntegerField(_("progress"), default=0)
+    cause = models.CharField(
+        _("started by"), max_length=10, choices=JobCause.choices, default=JobCause.CHANGE
+    )
     message = models.CharField(_("message"), max_length=500, blank=True)
     queued_at = models.DateTimeField(_("queued"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)

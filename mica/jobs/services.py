@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from kombu.exceptions import KombuError
 
 from mica.errors import DomainError, InvalidTransition
-from mica.jobs.models import BeatLease, JobRun, JobState, WorkerHeartbeat
+from mica.jobs.models import BeatLease, JobCause, JobRun, JobState, WorkerHeartbeat
 from mica.jobs.selectors import job_task
 from mica.jobs.workflows import job_run_transition
 from mica.text import lazy_format
@@ -45,7 +45,9 @@ def task_send(task, *args, countdown=None):
     return True
 
 
-def job_run_enqueue(*, task, arguments=None, actor=None, countdown=None, retry_of=None):
+def job_run_enqueue(
+    *, task, arguments=None, actor=None, countdown=None, retry_of=None, cause=JobCause.CHANGE
+):
     """Record a queued JobRun and send the task once the transaction commits.
 
     The task receives only the run's primary key and re-reads its arguments,
@@ -56,11 +58,18 @@ def job_run_enqueue(*, task, arguments=None, actor=None, countdown=None, retry_o
         job_name=task.name,
         arguments=arguments or {},
         requested_by=actor if getattr(actor, "pk", None) else None,
+        cause=_cause(actor, retry_of, cause),
         due_at=timezone.now() + datetime.timedelta(seconds=countdown or 0),
         retry_of=retry_of,
     )
     transaction.on_commit(lambda: task_send(task, job_run.pk, countdown=countdown))
     return job_run
+
+
+def _cause(actor, retry_of, cause):
+    if getattr(actor, "pk", None):
+        return JobCause.PERSON
+    return JobCause.RETRY if retry_of else cause
 
 
 def job_request_debounced(task, delay):

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from mica.content.loading import content_load
+from mica.jobs.models import JobCause
 from mica.jobs.services import job_request_debounced, job_run_enqueue, job_run_execute
 from mica.site import lockouts
 from mica.site.bake import pages_bake
@@ -52,7 +53,7 @@ def pages_bake_run(self, job_run_id):
 def daily_bake():
     """What beat sends just after midnight: a bake holds for the day it was made on, as
     some pages show how old a statement is. A full one: every page rendered afresh."""
-    job_run_enqueue(task=pages_bake_run, arguments={"full": True})
+    job_run_enqueue(task=pages_bake_run, arguments={"full": True}, cause=JobCause.SCHEDULE)
 
 
 def pages_follow_content(sender, **kwargs):

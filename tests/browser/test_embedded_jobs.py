@@ -223,3 +223,31 @@ def test_a_content_edit_publishes_a_new_export_set_by_itself(page, embedded):
     wait_for(republished, timeout=120, what="the edit to reach the published English pack")
     with urllib.request.urlopen(f"{base}/downloads/manifest.json", timeout=10) as response:
         assert response.read() != before
+
+
+def test_the_job_list_shows_who_started_each_run_and_fits_a_laptop_screen(browser, embedded):
+    """Runs a person started stand apart from those content changes started on their own
+    (the runs of the tests above: a regeneration started in the admin, then the bake and
+    regeneration an edit set off), and the list fits a 1366 px screen without scrolling
+    sideways, long messages included."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    try:
+        sign_in(page, embedded)
+        page.goto(f"{embedded['base']}/admin/jobs/jobrun/")
+        filters = page.locator("#changelist-filter")
+        assert "a person" in filters.inner_text() and "a content change" in filters.inner_text()
+        with page.expect_navigation():
+            filters.get_by_role("link", name="a person").click()
+        started_by = page.locator("#result_list tbody td.field-started_by").all_inner_texts()
+        assert started_by and set(started_by) == {"lead"}
+        with page.expect_navigation():
+            filters.get_by_role("link", name="a content change").click()
+        jobs = page.locator("#result_list tbody td.field-started_by").all_inner_texts()
+        assert jobs and set(jobs) == {"a content change"}
+        page.goto(f"{embedded['base']}/admin/jobs/jobrun/")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1366, f"the job list is {width} px wide"
+        assert_accessible(page)
+    finally:
+        context.close()

@@ -1,6 +1,7 @@
 from mica.exports.publish import exports_build_and_publish
 from mica.exports.services import exports_request_regeneration
 from mica.jobs.commands import JobCommand
+from mica.jobs.models import JobCause
 
 
 class Command(JobCommand):
@@ -12,7 +13,7 @@ class Command(JobCommand):
     full_help = "Write every file, changed or not."
 
     def queue(self):
-        return exports_request_regeneration(full=self.full)
+        return exports_request_regeneration(full=self.full, cause=JobCause.COMMAND)
 
     def run_here(self):
         manifest = exports_build_and_publish(full=self.full, progress=self.progress)

@@ -1,4 +1,5 @@
 from mica.jobs.commands import JobCommand
+from mica.jobs.models import JobCause
 from mica.jobs.services import job_run_enqueue
 from mica.site.bake import bake_current, pages_bake
 from mica.site.tasks import pages_bake_run
@@ -13,7 +14,9 @@ class Command(JobCommand):
     full_help = "Render every page, changed or not."
 
     def queue(self):
-        return job_run_enqueue(task=pages_bake_run, arguments={"full": self.full})
+        return job_run_enqueue(
+            task=pages_bake_run, arguments={"full": self.full}, cause=JobCause.COMMAND
+        )
 
     def run_here(self):
         manifest = pages_bake(full=self.full, progress=self.progress)
