@@ -123,51 +123,48 @@ class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
 
     @admin.action(description=_("Invalidate the selected attempts"))
     def invalidate(self, request, queryset):
-        reason = request.POST.get("reason", "")
-        if request.POST.get("confirm") != "yes" or is_blank(reason):
-            context = {
-                **self.admin_site.each_context(request),
-                "title": _("Invalidate attempts"),
-                "attempts": queryset,
-                "reason_missing": request.POST.get("confirm") == "yes",
-                "opts": self.model._meta,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-            }
-            return TemplateResponse(
-                request, "admin/submissions/attempt/invalidate_confirmation.html", context
-            )
-        for attempt in queryset:
-            try:
-                attempt_invalidate(attempt_id=attempt.pk, reason=reason, actor=request.user)
-            except DomainError as refused:
-                self.message_user(request, f"{attempt}: {refused.message}", messages.ERROR)
-            else:
-                self.message_user(request, _("%(attempt)s is invalidated.") % {"attempt": attempt})
-        return None
+        return self._decided(
+            request,
+            queryset,
+            title=_("Invalidate attempts"),
+            template="admin/submissions/attempt/invalidate_confirmation.html",
+            decide=attempt_invalidate,
+            done=_("%(attempt)s is invalidated."),
+        )
 
     @admin.action(description=_("Reverse the invalidation of the selected attempts"))
     def reverse_invalidation(self, request, queryset):
         """A later decision with its reason: the invalidation stays in the record."""
+        return self._decided(
+            request,
+            queryset,
+            title=_("Reverse invalidations"),
+            template="admin/submissions/attempt/reverse_invalidation_confirmation.html",
+            decide=invalidation_reverse,
+            done=_("%(attempt)s counts again."),
+        )
+
+    def _decided(self, request, queryset, *, title, template, decide, done):
+        """A staff decision on each selected attempt, asked for its reason on a page of
+        its own first; each attempt's outcome is said apart."""
         reason = request.POST.get("reason", "")
         if request.POST.get("confirm") != "yes" or is_blank(reason):
             context = {
                 **self.admin_site.each_context(request),
-                "title": _("Reverse invalidations"),
+                "title": title,
                 "attempts": queryset,
                 "reason_missing": request.POST.get("confirm") == "yes",
                 "opts": self.model._meta,
                 "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
             }
-            return TemplateResponse(
-                request, "admin/submissions/attempt/reverse_invalidation_confirmation.html", context
-            )
+            return TemplateResponse(request, template, context)
         for attempt in queryset:
             try:
-                invalidation_reverse(attempt_id=attempt.pk, reason=reason, actor=request.user)
+                decide(attempt_id=attempt.pk, reason=reason, actor=request.user)
             except DomainError as refused:
                 self.message_user(request, f"{attempt}: {refused.message}", messages.ERROR)
             else:
-                self.message_user(request, _("%(attempt)s counts again.") % {"attempt": attempt})
+                self.message_user(request, done % {"attempt": attempt})
         return None
 
 

@@ -1848,6 +1848,37 @@ def case_invalidate_attempt(ctx):
     committed(ctx, Attempt.objects.filter(pk=attempt.pk))
 
 
+def case_reverse_invalidation(ctx):
+    """MICA staff reverse an invalidation, giving the reason on the page the action opens.
+
+    Nothing acknowledged is lost: "… counts again." means the later decision (role,
+    reason, who) is committed beside the invalidation, which stays in the record.
+    """
+    from submissions.invalidation import attempt_invalidate
+    from submissions.models import Attempt, AttemptInvalidation, InvalidationReversal
+
+    attempt = an_attempt(ctx)
+    attempt_invalidate(attempt_id=attempt.pk, reason="A stale replica.", actor=ctx.lead)
+    browser = ctx.client(ctx.lead)
+    asked = run_action(ctx, browser, Attempt, "reverse_invalidation", [attempt.pk])
+    data = {**form_of(asked), "reason": "The replica was current after all."}
+    response = browser.post(admin_url(Attempt, "changelist"), data)
+    action_succeeded(browser, response)
+    committed(ctx, InvalidationReversal.objects.filter(invalidation__attempt=attempt))
+    committed(ctx, AttemptInvalidation.objects.filter(attempt=attempt))
+
+
+def flush_declined(ctx):
+    """`flush` asked on a terminal and answered "no"."""
+    from unittest import mock
+
+    def action():
+        with mock.patch("builtins.input", return_value="no"):
+            run_command("flush")
+
+    return action
+
+
 def case_start_draft(ctx):
     """The method lead starts a new draft edition from the current one.
 
@@ -2648,6 +2679,7 @@ CENSUS = {
     ("admin-action", "catalogue.TaskVersion:promote_task"): case_promote_task_on_a_version,
     ("admin-action", "catalogue.TaskVersion:make_current"): case_make_current,
     ("admin-action", "submissions.Attempt:invalidate"): case_invalidate_attempt,
+    ("admin-action", "submissions.Attempt:reverse_invalidation"): case_reverse_invalidation,
     ("admin-action", "markets.PlatformRegistration:pre_register"): case_pre_register,
     ("admin-action", "methodology.ChapterItem:approve_korean"): case_approve_korean,
     ("admin-action", "methodology.Edition:start_draft"): case_start_draft,
@@ -2724,6 +2756,12 @@ CENSUS = {
         "jobs' own, each listed here (tests/browser/test_embedded_jobs.py runs it); where "
         "jobs would run inline it refuses to start",
         writes_nothing(serving_with_inline_jobs),
+    ),
+    ("command", "flush"): ReadOnly(
+        "Django's flush (submissions' own, letting the append-only triggers stand aside):"
+        " it empties every table on purpose, the test suite's reset and never a user's"
+        " write; it asks first, and answered no it writes nothing",
+        writes_nothing(flush_declined),
     ),
     ("command", "export_methodology"): ReadOnly(
         "prints the Markdown pack",
