@@ -2327,7 +2327,9 @@ def _restore_a_sqlite_copy(ctx, term):
         return done.stdout
 
     backup = re.search(
-        r"Backup written to (\S+)", manage("backup", "--output", str(ctx.tmp_path))
+        # Beside the copy's var/ (its backup key), never under it.
+        r"Backup written to (\S+)",
+        manage("backup", "--output", str(ctx.tmp_path / "backups")),
     ).group(1)
     table = term._meta.db_table
     with closing(sqlite3.connect(database)) as live, live:
