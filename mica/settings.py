@@ -443,7 +443,12 @@ else:
 # regeneration on a fresh deployment finds its place.
 _LOCAL_STORE = [] if S3_BUCKET else [BUILD_STORE["OPTIONS"]["location"]]
 for _folder in (EXPORT_DIR, PAGE_BAKE_DIR, *_LOCAL_STORE):
-    Path(_folder).mkdir(parents=True, exist_ok=True)
+    try:
+        Path(_folder).mkdir(parents=True, exist_ok=True)
+    except OSError:
+        # Not a reason to refuse to start: what needs the folder fails there, naming it,
+        # and a job retries and then reports it (/healthz/system), as a worker must.
+        pass
 # The key that authenticates each backup's manifest (mica.site.backup): a restore refuses
 # a backup it did not sign. Set it in production, the same on every machine that backs up
 # or restores, and keep a copy apart from the backups. Unset in the embedded profile, the
