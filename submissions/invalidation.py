@@ -41,9 +41,7 @@ def attempt_invalidate(*, attempt_id, reason, actor):
             actor=actor,
             reason=reason,
         )
-        attempts_recorded.send(
-            sender=Attempt, cells=[(attempt.snapshot_id, attempt.market_id, attempt.family_id)]
-        )
+        _cell_recomputed(attempt)
     return attempt
 
 
@@ -75,7 +73,12 @@ def invalidation_reverse(*, attempt_id, reason, actor):
             actor=actor,
             reason=reason,
         )
-        attempts_recorded.send(
-            sender=Attempt, cells=[(attempt.snapshot_id, attempt.market_id, attempt.family_id)]
-        )
+        _cell_recomputed(attempt)
     return attempt
+
+
+def _cell_recomputed(attempt):
+    """The attempt's cell is computed again in the transaction that decided on it."""
+    attempts_recorded.send(
+        sender=Attempt, cells=[(attempt.snapshot_id, attempt.market_id, attempt.family_id)]
+    )
