@@ -92,3 +92,47 @@ def aggregate_view(label, aggregate):
         "reason_code": aggregate.withheld_reason,
         "exclusions": aggregate.exclusions,
     }
+
+
+# --- Reliability across repeats, within a cell ------------------------------------------
+#
+# Seed: "Repeated attempts, interval estimates and reliability across repeats are required
+# before any comparison between systems is published." Counted by the gate from the
+# cell's counted runs, each task's repeats being its eligible runs in the cell.
+
+
+def repeats_k_max(per_task, runs_per_task):
+    """The largest k pass^k is reported for: the edition's runs per task; while the edition
+    sets none, the fewest eligible runs any task of the cell has (None without a run)."""
+    if runs_per_task is not None:
+        return runs_per_task
+    return min((n for n, _c in per_task.values()), default=None)
+
+
+def _pass_k(pairs):
+    return [{"k": k, "value": value} for k, value in pairs]
+
+
+def task_reliability(n, c, k_max):
+    """One task's repeats: whether they agree (None when run once) and pass^k for
+    k = 1 … k_max (None where the task was run fewer than k times)."""
+    return {
+        "repeats_agree": scoring.repeats_agree(n, c),
+        "pass_k": _pass_k((k, scoring.pass_hat_k(n, c, k)) for k in range(1, (k_max or 0) + 1)),
+    }
+
+
+def cell_reliability(per_task, runs_per_task):
+    """A cell's reliability from each task's (eligible runs, successes), holdout tasks
+    included and never named: the share of repeated tasks whose repeats agree, and pass^k
+    averaged over the tasks. A cell with no repeated task has no agreement, not zero."""
+    k_max = repeats_k_max(per_task, runs_per_task)
+    figures = scoring.reliability(per_task, k_max)
+    return {
+        "tasks": figures.tasks,
+        "tasks_repeated": figures.tasks_repeated,
+        "tasks_agreeing": figures.tasks_agreeing,
+        "agreement": figures.agreement,
+        "k_max": k_max,
+        "pass_k": _pass_k(figures.pass_k),
+    }

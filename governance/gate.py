@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue.models import APPLYING, Lifecycle, LocalReview, ReviewState, TaskSet, TaskVersion
 from catalogue.selectors import task_public_list
+from governance.aggregates import cell_reliability, repeats_k_max, task_reliability
 from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
 from mica import scoring
@@ -188,7 +189,7 @@ def _audit_score(run):
     )
 
 
-def _task_scores(scored):
+def _task_scores(scored, k_max):
     """Per public task: the mean audit value, every exclusion named, and the raw axes beside
     it. A holdout task's attempts count in the cell's figures and are never named (seed: "A
     holdout item is never reachable from a public artifact")."""
@@ -197,11 +198,12 @@ def _task_scores(scored):
         version = pair[0].version
         if version.public:
             by_task.setdefault(version.task, []).append(pair)
-    return {slug: _task_score(pairs) for slug, pairs in sorted(by_task.items())}
+    return {slug: _task_score(pairs, k_max) for slug, pairs in sorted(by_task.items())}
 
 
-def _task_score(pairs):
+def _task_score(pairs, k_max):
     measured = [score.value for _run, score in pairs if score.value is not None]
+    successes = sum(run.success for run, _score in pairs)
     return {
         "value": fsum(measured) / len(measured) if measured else None,
         "scored_attempts": len(measured),
@@ -210,7 +212,8 @@ def _task_score(pairs):
         # Seed: "The raw success outcome, raw wall-clock latency and raw evaluation
         # cost stay published in their own units beside every score".
         "eligible_runs": len(pairs),
-        "successes": sum(run.success for run, _score in pairs),
+        "successes": successes,
+        **task_reliability(len(pairs), successes, k_max),
         "median_success_seconds": scoring.percentile(
             [run.seconds for run, _score in pairs if run.success], 0.5
         ),
@@ -339,8 +342,18 @@ def _coverage_figures(runs, canonical):
     }
 
 
-def _figures(counts, runs, canonical):
+def _repeats(runs):
+    """Each task's (eligible runs, successes) in the cell, holdout tasks included."""
+    per_task = {}
+    for run in runs:
+        n, c = per_task.get(run.version.task_id, (0, 0))
+        per_task[run.version.task_id] = (n + 1, c + run.success)
+    return per_task
+
+
+def _figures(counts, runs, canonical, runs_per_task):
     scored = [(run, _audit_score(run)) for run in runs]
+    per_task = _repeats(runs)
     successes = sum(run.success for run in runs)
     total_cost = fsum(run.cost for run in runs)
     interval = scoring.wilson_interval(successes, len(runs))
@@ -359,7 +372,9 @@ def _figures(counts, runs, canonical):
         **_coverage_figures(runs, canonical),
         "discard_rate": scoring.discard_rate(counts["ineligible_runs"], counts["attempts"]),
         "critical_safety_events": counts["safety"],
-        "task_scores": _task_scores(scored),
+        # Seed: "reliability across repeats are required before any comparison".
+        "reliability": cell_reliability(per_task, runs_per_task),
+        "task_scores": _task_scores(scored, repeats_k_max(per_task, runs_per_task)),
         "components": _components(scored),
         "sensitivity_ready": _sensitivity_ready(scored),
     }
@@ -401,7 +416,12 @@ def _blockers(figures, runs, verification, data_status, market_id, inputs):
 
 def _cell_write(key, counts, runs, inputs):
     snapshot_id, market_id, family_id = key
-    figures = _figures(counts, runs, inputs.canonical.get((market_id, family_id), set()))
+    figures = _figures(
+        counts,
+        runs,
+        inputs.canonical.get((market_id, family_id), set()),
+        _thresholds(inputs.edition).runs_per_task,
+    )
     verification = _weakest({v for v in VERIFICATION_ORDER if counts[_flag(v)]}, VERIFICATION_ORDER)
     data_status = _weakest({d for d in DATA_STATUS_ORDER if counts[_flag(d)]}, DATA_STATUS_ORDER)
     blockers = _blockers(figures, runs, verification, data_status, market_id, inputs)

@@ -17,6 +17,11 @@ from django.db.models import Exists, OuterRef
 
 from catalogue.models import LocalReview, MarketApplicability, ReviewState, TaskVersion
 
+# The figures a cell carries beyond its first ones, by name: a cell computed before the
+# gate derived one of them is stale, so it is recomputed before a reader or an export uses
+# it, never shown without it. A new figure adds its name here.
+CELL_FIGURES = ("reliability-across-repeats",)
+
 
 def _rows(queryset, *fields):
     return [list(row) for row in queryset.order_by(*fields).values_list(*fields)]
@@ -30,6 +35,7 @@ def gate_inputs_fingerprint(edition):
         version=OuterRef("version_id"), market=OuterRef("market_id"), state=ReviewState.APPROVED
     )
     inputs = {
+        "figures": CELL_FIGURES,
         "edition": [edition.slug, *map(str, edition.thresholds)] if edition else None,
         "versions": _rows(
             TaskVersion.objects,

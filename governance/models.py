@@ -51,6 +51,8 @@ class GateCell(models.Model):
     discard_rate = models.FloatField(_("ineligible discard rate (%)"), null=True)
     critical_safety_events = models.PositiveIntegerField(_("critical safety events"), default=0)
     task_scores = models.JSONField(_("per-task audit values"), default=dict)
+    # governance.aggregates.cell_reliability: agreement of repeats and pass^k over tasks.
+    reliability = models.JSONField(_("reliability across repeats"), null=True)
     # The mean accuracy, speed and cost components the sensitivity analysis orders by.
     components = models.JSONField(_("score components"), null=True)
     verification = models.CharField(_("verification"), max_length=20)

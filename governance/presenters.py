@@ -1,6 +1,7 @@
 """Gate cells in the reader's language: figures with their basis, or the reason there are none."""
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from governance.sensitivity import (
     AGGREGATION_LABELS,
@@ -14,6 +15,7 @@ from mica.vocabulary import BLOCKER_SENTENCES
 NOT_MEASURED = _("Not measured.")
 NO_SUCCESSFUL_TASK = _("No successful task.")
 NO_COVERAGE = _("No coverage in this market.")
+NO_REPEAT = _("No task was repeated.")
 # The percentile method (scoring.PERCENTILE_METHOD, as the exports name it) in words.
 PERCENTILE_METHODS = {
     "R-7 (linear interpolation between order statistics)": _(
@@ -51,6 +53,7 @@ def figure_rows(cell):
             accuracy,
             _("Confirmed successes / eligible runs, Wilson interval with z = 1.96."),
         ),
+        *reliability_rows(cell.reliability),
         (
             _("p50 latency"),
             NO_SUCCESSFUL_TASK if not cell.successes else _seconds(cell.p50_seconds),
@@ -91,6 +94,88 @@ def figure_rows(cell):
     ]
 
 
+def _agreement(reliability):
+    """Seed: "reliability across repeats"; a cell whose tasks ran once says so, never 0."""
+    if not reliability or not reliability["tasks"]:
+        return NOT_MEASURED
+    if not reliability["tasks_repeated"]:
+        return NO_REPEAT
+    return ngettext(
+        "Repeats agree in %(agreeing)s of %(repeated)s task run more than once (%(share)s)",
+        "Repeats agree in %(agreeing)s of %(repeated)s tasks run more than once (%(share)s)",
+        reliability["tasks_repeated"],
+    ) % {
+        "agreeing": reliability["tasks_agreeing"],
+        "repeated": reliability["tasks_repeated"],
+        "share": f"{reliability['agreement']:.3f}",
+    }
+
+
+def pass_k_texts(pass_k):
+    """Each pass^k as a reader sees it; a k without a value says why instead of a number."""
+    return [
+        _("pass^%(k)s: no value, a task was run fewer than %(k)s times") % {"k": entry["k"]}
+        if entry["value"] is None
+        else f"pass^{entry['k']} {entry['value']:.3f}"
+        for entry in pass_k
+    ]
+
+
+def reliability_view(reliability):
+    """What the results table and a cell's page show beside accuracy."""
+    texts = pass_k_texts(reliability["pass_k"]) if reliability else []
+    return {"agreement": _agreement(reliability), "pass_k": texts or [NOT_MEASURED]}
+
+
+def reliability_rows(reliability):
+    view = reliability_view(reliability)
+    return [
+        (
+            _("Reliability across repeats"),
+            view["agreement"],
+            _(
+                "A task's repeats are its eligible runs in this cell; they agree when all "
+                "succeeded or none did. A task run once has no repeat."
+            ),
+        ),
+        (
+            # tau-bench's notation, the same in every language.
+            "pass^k",
+            " · ".join(str(text) for text in view["pass_k"]),
+            _(
+                "As tau-bench reports it: per task C(c, k) / C(n, k), with n eligible runs "
+                "and c confirmed successes, averaged over the cell's tasks, for k = 1 to "
+                "%(k)s (the edition's runs per task, or while it sets none the fewest runs "
+                "of any task)."
+            )
+            % {"k": (reliability or {}).get("k_max") or "—"},
+        ),
+    ]
+
+
+def task_rows(cell):
+    """The cell's public tasks with their raw axes and reliability across repeats: holdout
+    tasks count in the cell's figures and are never named."""
+    return [
+        {
+            "task": slug,
+            "eligible_runs": entry["eligible_runs"],
+            "successes": entry["successes"],
+            "repeats": _repeats_text(entry),
+            "pass_k": pass_k_texts(entry.get("pass_k", [])),
+        }
+        for slug, entry in cell.task_scores.items()
+    ]
+
+
+def _repeats_text(entry):
+    if "repeats_agree" not in entry:  # computed before the gate counted repeats: stale
+        return NOT_MEASURED
+    if entry["repeats_agree"] is None:
+        return _("Run once: no repeat.")
+    return _("All repeats agree.") if entry["repeats_agree"] else _("Repeats disagree.")
+
+
 def _cost_per_success(cell):
     """Seed: "No successful task." when none succeeded; "Not measured." when runs succeeded
     but their cost was zero or unmetered, which is never a perfect score."""
@@ -107,6 +192,7 @@ def cell_view(cell):
         "cell_id": cell.cell_id,
         "blockers": [blocker_view(code) for code in cell.reasons],
         "rows": figure_rows(cell),
+        "tasks": task_rows(cell),
         "demo": cell.data_status in ("demo", "preview"),
     }
 

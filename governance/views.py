@@ -108,7 +108,14 @@ def _ranked(cells, metric):
         if metric == "accuracy"
         else {}
     )
-    return [{"cell": c, "rank": ranks.get(c.cell_id)} for c in ordered]
+    return [
+        {
+            "cell": c,
+            "rank": ranks.get(c.cell_id),
+            "reliability": presenters.reliability_view(c.reliability),
+        }
+        for c in ordered
+    ]
 
 
 @require_safe

@@ -140,6 +140,69 @@ def cost_per_success(total_eligible_cost_usd: float, successes: int) -> float | 
     return total_eligible_cost_usd / successes
 
 
+# --- Reliability across repeats ----------------------------------------------
+#
+# Seed: "Repeated attempts, interval estimates and reliability across repeats are
+# required before any comparison between systems is published." A task's repeats are
+# its eligible runs in one cell; a single run has no repeat, and says so.
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float | None:
+    """tau-bench's pass^k for one task: the chance that k of its n eligible runs, drawn
+    without replacement, all succeeded when c of them did: C(c, k) / C(n, k). None when
+    the task was run fewer than k times: there are no k repeats to draw."""
+    _require_counts(c, n)
+    if k < 1:
+        raise ValueError("k counts repeats: at least 1")
+    if k > n:
+        return None
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def repeats_agree(n: int, c: int) -> bool | None:
+    """Whether every repeat of a task ended the same way (all succeeded, or none did);
+    None for a task run once, which has nothing to agree with."""
+    _require_counts(c, n)
+    if n < 2:
+        return None
+    return c in (0, n)
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A cell's reliability across repeats, counted from its tasks' (runs, successes)."""
+
+    tasks: int
+    tasks_repeated: int  # run at least twice
+    tasks_agreeing: int
+    agreement: float | None  # agreeing / repeated; None when no task was repeated
+    # (k, mean pass^k over every task, or None when a task was run fewer than k times)
+    pass_k: tuple[tuple[int, float | None], ...]
+
+
+def reliability(per_task: Mapping[str, tuple[int, int]], k_max: int | None) -> Reliability:
+    """Per-task (eligible runs, successes) to the share of repeated tasks whose repeats
+    agree and pass^k for k = 1 … k_max, averaged over tasks as tau-bench reports it.
+
+    A k that some task was not run k times has no value: a mean over the tasks that
+    happened to be run more often would be a shrinking denominator, not a measurement.
+    """
+    agreements = [repeats_agree(n, c) for n, c in per_task.values()]
+    repeated = [agree for agree in agreements if agree is not None]
+    pass_k = []
+    for k in range(1, (k_max or 0) + 1):
+        values = [pass_hat_k(n, c, k) for n, c in per_task.values()]
+        defined = bool(values) and None not in values
+        pass_k.append((k, math.fsum(values) / len(values) if defined else None))
+    return Reliability(
+        tasks=len(per_task),
+        tasks_repeated=len(repeated),
+        tasks_agreeing=sum(repeated),
+        agreement=sum(repeated) / len(repeated) if repeated else None,
+        pass_k=tuple(pass_k),
+    )
+
+
 # --- Per-attempt audit value ----------------------------------------------
 
 

@@ -38,6 +38,7 @@ class CellSerializer(serializers.ModelSerializer):
             "accuracy",
             "accuracy_low",
             "accuracy_high",
+            "reliability",
             "p50_seconds",
             "p95_seconds",
             "cost_per_success_usd",

@@ -17,11 +17,15 @@ from mica.methodology.facts import live_facts
 from submissions.api.challenge_views import challenge_recompute_json
 from submissions.selectors import challenge_public_list
 
-# One CSV row per cell: the API's cell fields, less the nested ones (sentences, per-task scores).
+# One CSV row per cell: the API's cell fields, less the nested ones (sentences, per-task
+# scores), with reliability across repeats flattened into two columns beside accuracy.
+NESTED = ("blocker_sentences", "task_scores", "components", "reliability")
+RELIABILITY_COLUMNS = ["repeats_agreement", "pass_k"]
 GATE_CSV_COLUMNS = [
-    name
+    column
     for name in CellSerializer.Meta.fields
-    if name not in ("blocker_sentences", "task_scores", "components")
+    for column in (RELIABILITY_COLUMNS if name == "reliability" else [name])
+    if column not in NESTED
 ]
 
 
@@ -95,10 +99,24 @@ def gate_document(edition):
     }
 
 
+def _reliability_columns(reliability):
+    """Agreement of repeats (empty when no task was repeated, never 0) and pass^k as
+    "k=value" pairs, a k without a value written "k=" (a task was run fewer times)."""
+    reliability = reliability or {}
+    return {
+        "repeats_agreement": reliability.get("agreement"),
+        "pass_k": ";".join(
+            f"{entry['k']}={'' if entry['value'] is None else entry['value']}"
+            for entry in reliability.get("pass_k", [])
+        ),
+    }
+
+
 def gate_csv_rows():
     for cell in CellSerializer(cell_list(), many=True).data:
-        row = {name: cell[name] for name in GATE_CSV_COLUMNS if name != "blockers"}
+        row = {name: cell[name] for name in GATE_CSV_COLUMNS if name in cell}
         row["blockers"] = ";".join(cell["blockers"])
+        row.update(_reliability_columns(cell["reliability"]))
         yield row
 
 

@@ -377,6 +377,58 @@ def test_audit_score_never_rewards_dearer(success, c1, c2, seconds, speed_ref, c
     assert cheap >= dear
 
 
+# --- Reliability across repeats ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n, c, k, expected",
+    [
+        (4, 2, 1, 0.5),
+        (4, 2, 2, 1 / 6),  # C(2,2)/C(4,2): not (2/4)**2 = 0.25, nor 2/4
+        (4, 3, 2, 0.5),  # C(3,2)/C(4,2) = 3/6
+        (4, 3, 3, 0.25),  # C(3,3)/C(4,3) = 1/4
+        (4, 2, 3, 0.0),  # fewer successes than k: no k repeats all succeed
+        (5, 5, 5, 1.0),
+        (3, 0, 1, 0.0),
+    ],
+)
+def test_pass_k_is_taus_combination_not_a_power_or_a_rate(n, c, k, expected):
+    """Seed: "reliability across repeats" — as tau-bench reports it, pass^k is the chance
+    that k repeats drawn from a task's n runs all succeed: C(c, k) / C(n, k)."""
+    assert scoring.pass_hat_k(n, c, k) == pytest.approx(expected)
+    assert scoring.pass_hat_k(n, c, k) == math.comb(c, k) / math.comb(n, k)
+
+
+def test_pass_k_has_no_value_beyond_the_runs_a_task_has():
+    """Seed: "Absence is not zero." A task run twice has no pass^3."""
+    assert scoring.pass_hat_k(2, 2, 3) is None
+    assert scoring.pass_hat_k(2, 2, 2) == 1.0
+    for bad in [(2, 3, 1), (-1, 0, 1), (3, 1, 0)]:
+        with pytest.raises(ValueError):
+            scoring.pass_hat_k(*bad)
+
+
+@pytest.mark.parametrize(
+    "n, c, agree", [(1, 1, None), (1, 0, None), (2, 2, True), (3, 0, True), (3, 1, False)]
+)
+def test_repeats_agree_only_when_every_repeat_ended_the_same_way(n, c, agree):
+    """Seed: "reliability across repeats": a task run once has nothing to agree with."""
+    assert scoring.repeats_agree(n, c) is agree
+
+
+def test_the_cell_averages_over_tasks_and_says_when_a_k_has_no_value():
+    """Seed: "Repeated attempts ... and reliability across repeats are required before any
+    comparison between systems is published." pass^k is averaged over the tasks; a k that a
+    task was not run k times has no value, never a mean over the tasks run more often."""
+    per_task = {"a": (4, 2), "b": (2, 2), "c": (3, 0)}
+    figures = scoring.reliability(per_task, 3)
+    assert (figures.tasks, figures.tasks_repeated, figures.tasks_agreeing) == (3, 3, 2)
+    assert figures.agreement == pytest.approx(2 / 3)
+    assert figures.pass_k[0] == (1, pytest.approx((0.5 + 1 + 0) / 3))
+    assert figures.pass_k[1] == (2, pytest.approx((1 / 6 + 1 + 0) / 3))
+    assert figures.pass_k[2] == (3, None)  # "b" was run twice
+
+
 # --- Aggregation -----------------------------------------------------------
 
 
