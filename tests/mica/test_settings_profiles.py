@@ -6,6 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Each probe reads the settings in a fresh interpreter with an environment of its own.
+pytestmark = pytest.mark.embedded_only
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, django

@@ -201,6 +201,7 @@ def sqlite_site(tmp_path_factory):
     return site, site.backup()
 
 
+@pytest.mark.embedded_only
 def test_a_sqlite_backup_holds_the_database_the_exports_and_their_checksums(sqlite_site):
     site, backup = sqlite_site
     assert backup.parent == site.var_dir / "backups"
@@ -225,6 +226,7 @@ def test_a_sqlite_backup_holds_the_database_the_exports_and_their_checksums(sqli
     assert _sqlite_row(backup / "database.sqlite3", "PRAGMA integrity_check") == ("ok",)
 
 
+@pytest.mark.embedded_only
 def test_a_backup_and_the_embedded_secrets_are_their_owners_only(sqlite_site):
     """Issue 33, item 4: "files are written 0600; the embedded profile's var/secret_key and
     database are 0600", and the key that signs backups is in none of them."""
@@ -249,6 +251,7 @@ def test_a_backup_and_the_embedded_secrets_are_their_owners_only(sqlite_site):
     assert (site.var_dir / "mica.sqlite3").stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.embedded_only
 def test_the_manifest_is_signed_with_the_configured_key(sqlite_site, tmp_path):
     """MICA_BACKUP_KEY signs backup.json (HMAC-SHA256 of its bytes, as the README says), and
     a deployment with another key refuses the backup before it changes anything."""
@@ -265,6 +268,7 @@ def test_the_manifest_is_signed_with_the_configured_key(sqlite_site, tmp_path):
     assert _sqlite_state(site) == before
 
 
+@pytest.mark.embedded_only
 def test_a_backup_beside_its_key_or_without_a_configured_key_is_refused(sqlite_site, tmp_path):
     site, _backup = sqlite_site
     _assert_refused(
@@ -280,6 +284,7 @@ def test_a_backup_beside_its_key_or_without_a_configured_key_is_refused(sqlite_s
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.embedded_only
 def test_sqlite_backup_change_restore_finds_the_original(sqlite_site, tmp_path):
     site, _backup = sqlite_site
     original_term = site.first_term()
@@ -304,6 +309,7 @@ def test_sqlite_backup_change_restore_finds_the_original(sqlite_site, tmp_path):
     assert all(_digest(backup / e["name"]) == e["sha256"] for e in backed_up["files"])
 
 
+@pytest.mark.embedded_only
 def test_a_sqlite_backup_is_one_committed_state_while_a_write_is_open(sqlite_site, tmp_path):
     site, _backup = sqlite_site
     original_term = site.first_term()
@@ -326,6 +332,7 @@ def test_a_sqlite_backup_is_one_committed_state_while_a_write_is_open(sqlite_sit
     assert definition == original_term
 
 
+@pytest.mark.embedded_only
 def test_a_sqlite_backup_restores_onto_a_fresh_machine(sqlite_site, tmp_path):
     site, backup = sqlite_site
     fresh = Site(tmp_path / "fresh-var")  # no database, no exports yet
@@ -351,6 +358,7 @@ def test_a_sqlite_backup_restores_onto_a_fresh_machine(sqlite_site, tmp_path):
     fresh.manage("migrate", "--check")  # the schema is the release's: nothing left to apply
 
 
+@pytest.mark.embedded_only
 def test_a_backup_before_any_export_restores_the_database_and_leaves_the_exports(
     sqlite_site, tmp_path
 ):
@@ -492,6 +500,7 @@ BAD_BACKUPS = {
 
 
 @pytest.mark.parametrize("case", BAD_BACKUPS)
+@pytest.mark.embedded_only
 def test_a_bad_backup_is_refused_with_the_reason_and_nothing_changes(sqlite_site, tmp_path, case):
     site, backup = sqlite_site
     make, fragments = BAD_BACKUPS[case]
@@ -502,6 +511,7 @@ def test_a_bad_backup_is_refused_with_the_reason_and_nothing_changes(sqlite_site
     assert _sqlite_state(site) == before
 
 
+@pytest.mark.embedded_only
 def test_an_unreadable_backup_is_refused_and_nothing_changes(sqlite_site, tmp_path):
     site, backup = sqlite_site
     copy = _copy(backup, tmp_path)
@@ -515,6 +525,7 @@ def test_an_unreadable_backup_is_refused_and_nothing_changes(sqlite_site, tmp_pa
     assert _sqlite_state(site) == before
 
 
+@pytest.mark.embedded_only
 def test_a_restore_not_confirmed_changes_nothing(sqlite_site):
     site, backup = sqlite_site
     before = _sqlite_state(site)
@@ -524,6 +535,7 @@ def test_a_restore_not_confirmed_changes_nothing(sqlite_site):
     assert _sqlite_state(site) == before
 
 
+@pytest.mark.embedded_only
 def test_a_backup_to_a_place_that_cannot_hold_one_is_refused(sqlite_site, tmp_path):
     site, _backup = sqlite_site
     a_file = tmp_path / "a-file"
@@ -544,6 +556,7 @@ def test_a_backup_to_a_place_that_cannot_hold_one_is_refused(sqlite_site, tmp_pa
 # --- The object store ----------------------------------------------------------------
 
 
+@pytest.mark.embedded_only
 def test_with_a_bucket_backups_go_to_the_object_store_and_restore_from_there(
     object_store, tmp_path
 ):

@@ -200,6 +200,7 @@ print(still_edited(ChapterItem.objects.get(pk=claim), TaskVersion.objects.get(pk
 """
 
 
+@pytest.mark.embedded_only
 def test_admin_edits_survive_make_run_again(tmp_path):
     """The steps `make run` takes before serving, run twice around an admin edit on a file
     database, in processes of their own as on a real restart."""

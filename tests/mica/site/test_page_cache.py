@@ -219,6 +219,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.embedded_only
 def test_production_static_files_are_hashed_compressed_and_cached_for_long(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MICA_")}
     env.update(
