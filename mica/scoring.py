@@ -203,6 +203,37 @@ def reliability(per_task: Mapping[str, tuple[int, int]], k_max: int | None) -> R
     )
 
 
+# --- Commerce: proximity to the lowest valid total ---------------------------
+
+
+@dataclass(frozen=True)
+class PriceProximity:
+    """An attempt's all-in total against the lowest valid total the reference search found,
+    in the market's currency. Reported apart from the score: it enters no audit value."""
+
+    chosen_total: float
+    reference_total: float
+    difference: float  # chosen − reference; below zero when the attempt found less
+    ratio: float  # chosen / reference
+    premium_percent: float  # 100 × difference / reference
+
+
+def price_proximity(chosen_total: float, reference_total: float) -> PriceProximity:
+    """Seed: "MICA reports the chosen total, reference total, absolute difference and
+    percentage premium. No result is called the market-wide absolute lowest price." A
+    total below the reference is a negative premium, reported as it is."""
+    if not (_measured(chosen_total) and _measured(reference_total)):
+        raise ValueError("totals must be positive finite amounts")
+    difference = chosen_total - reference_total
+    return PriceProximity(
+        chosen_total=chosen_total,
+        reference_total=reference_total,
+        difference=difference,
+        ratio=chosen_total / reference_total,
+        premium_percent=100 * difference / reference_total,
+    )
+
+
 # --- Per-attempt audit value ----------------------------------------------
 
 

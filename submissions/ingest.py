@@ -14,11 +14,13 @@ refusal is the one an attempt-by-attempt walk would meet first, with its index. 
 passes is stored with one bulk insert a table, and its cells are announced once.
 """
 
+import datetime
 import hashlib
 import json
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
@@ -171,6 +173,60 @@ class SnapshotRefSerializer(ExactRecord):
     version = Text(max_length=60, help_text=gettext_lazy("The snapshot's version, as declared."))
 
 
+Moment = exact(
+    serializers.DateTimeField,
+    (str,),
+    gettext_lazy("Give the time as a string, ISO 8601 with its UTC offset."),
+)
+
+
+class LocalTotal(ExactType, serializers.DecimalField):
+    """An amount in the market's own currency as a decimal string ("23900", "18.50")."""
+
+    json_types = (str,)
+    type_message = gettext_lazy(
+        'Give the total as a decimal string in the market\'s currency, such as "23900".'
+    )
+
+    def __init__(self, **kwargs):
+        super().__init__(max_digits=18, decimal_places=4, min_value=Decimal("0.0001"), **kwargs)
+
+
+class CommerceSerializer(ExactRecord):
+    """Seed: "Commerce results report proximity to the lowest valid total": the attempt's
+    all-in total beside the lowest valid total the reference search observed, reported
+    apart from the score."""
+
+    currency = Pattern(
+        r"^[A-Z]{3}$",
+        help_text=gettext_lazy("The market's currency code: KRW, JPY, SGD, TWD, AED or THB."),
+    )
+    chosen_total = LocalTotal(
+        help_text=gettext_lazy(
+            "The estimated payable total of the offer the attempt chose: item price, "
+            "delivery, taxes, service charges and payment fees, less only the discounts the "
+            "test persona is eligible for."
+        )
+    )
+    reference_total = LocalTotal(
+        help_text=gettext_lazy(
+            "The lowest constraint-satisfying total of an equivalent offer that the "
+            "reference search observed across the pre-registered platforms."
+        )
+    )
+    reference_observed_at = Moment(
+        default_timezone=datetime.UTC,
+        help_text=gettext_lazy("When the reference search observed that total."),
+    )
+    reference_evidence_id = Pattern(
+        OPAQUE_ID,
+        help_text=gettext_lazy(
+            "The evidence id, among this attempt's evidence, of the reference search's "
+            "record (its time, the offers' availability and their lineage)."
+        ),
+    )
+
+
 class AttemptSerializer(ExactRecord):
     """One attempt: a snapshot doing one task version in one market, with every model call,
     its costs, its outcome and the evidence of that outcome. No field takes a score."""
@@ -286,6 +342,22 @@ class AttemptSerializer(ExactRecord):
     fallback_invoked = Flag(
         help_text=gettext_lazy("Whether a pre-registered fallback platform was used instead.")
     )
+    # Seed: "memory declared but not exercised is recorded as such".
+    memory_exercised = Flag(
+        required=False,
+        help_text=gettext_lazy(
+            "Whether the snapshot's declared memory was exercised: persona facts, earlier "
+            "constraints or task state carried across steps. Left out, it is recorded as "
+            "not stated, never as not exercised."
+        ),
+    )
+    commerce = CommerceSerializer(
+        required=False,
+        help_text=gettext_lazy(
+            "For a commerce task: the attempt's all-in total and the lowest valid total "
+            "the reference search found, in the market's currency."
+        ),
+    )
     tools_used = serializers.ListField(
         child=Text(max_length=120),
         max_length=200,
@@ -398,6 +470,18 @@ ATTEMPT_RULES = {
     "situation-missing": (
         400,
         gettext_lazy("A validated localized attempt must name its integration situations."),
+    ),
+    "commerce-currency": (
+        400,
+        gettext_lazy("Commerce totals must be in the currency of the attempt's market."),
+    ),
+    "commerce-reference-time": (
+        400,
+        gettext_lazy("The reference search's time is before 2000 or in the future."),
+    ),
+    "commerce-reference-evidence": (
+        400,
+        gettext_lazy("The reference search must be one of the attempt's evidence records."),
     ),
 }
 
@@ -524,6 +608,47 @@ def _resolve_situations(data, market, on_file):
         )
     # Named twice, linked once.
     return list({code: on_file.situations[code] for code in codes}.values())
+
+
+def _check_commerce(data, market):
+    """Seed: "The reference is the lowest constraint-satisfying total observed across the
+    pre-registered representative platforms, with timestamp, availability and evidence
+    lineage": in the market's currency, at a time a run can have, and in the evidence."""
+    commerce = data.get("commerce")
+    if commerce is None:
+        return
+    if commerce["currency"] != market.currency_code:
+        refuse(
+            "commerce-currency",
+            _("Commerce totals must be in %(code)s, the currency of the attempt's market.")
+            % {"code": market.currency_code},
+        )
+    observed = commerce["reference_observed_at"]
+    if observed.date() < EARLIEST_RECORD_DATE or observed > timezone.now():
+        refuse(
+            "commerce-reference-time",
+            _("The reference search's time is before 2000 or in the future."),
+        )
+    if commerce["reference_evidence_id"] not in {e["evidence_id"] for e in data["evidence"]}:
+        refuse(
+            "commerce-reference-evidence",
+            _("The reference search must be one of the attempt's evidence records: %(id)s is not.")
+            % {"id": commerce["reference_evidence_id"]},
+        )
+
+
+def _commerce_fields(data):
+    """The commerce result as the attempt stores it, or nothing for another task."""
+    commerce = data.get("commerce")
+    if commerce is None:
+        return {}
+    return {
+        "commerce_currency": commerce["currency"],
+        "chosen_total": commerce["chosen_total"],
+        "reference_total": commerce["reference_total"],
+        "reference_observed_at": commerce["reference_observed_at"],
+        "reference_evidence_id": commerce["reference_evidence_id"],
+    }
 
 
 def _invalid_reason(data, snapshot):
@@ -717,6 +842,8 @@ def _attempt_new(data, payload, snapshot, version, market, situations):
         platform_version=data["platform_version"],
         platform_snapshot_date=data["platform_snapshot_date"],
         fallback_invoked=data["fallback_invoked"],
+        memory_exercised=data.get("memory_exercised"),
+        **_commerce_fields(data),
         retry_created_duplicate=data["retry_created_duplicate"],
         prohibited_state_violation=data["prohibited_state_violation"],
         tools_used=data["tools_used"],
@@ -747,6 +874,7 @@ def _attempt_judged(payload, checked, on_file, actor):
     _check_outcome(data)
     version, market = _resolve(data, on_file)
     situations = _resolve_situations(data, market, on_file)
+    _check_commerce(data, market)
     return _attempt_new(data, payload, snapshot, version, market, situations), True
 
 

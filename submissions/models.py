@@ -4,6 +4,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, pgettext_lazy
 
+from mica import scoring
 from mica.errors import AppendOnly
 from mica.vocabulary import EvidenceType, label_for
 from mica.workflows import DecisionEvent
@@ -219,6 +220,31 @@ class Attempt(AppendOnlyRecord):
     platform_version = models.CharField(_("platform version"), max_length=60, blank=True)
     platform_snapshot_date = models.DateField(_("platform snapshot date"), null=True, blank=True)
     fallback_invoked = models.BooleanField(_("pre-registered fallback invoked"), default=False)
+    # Seed: "memory declared but not exercised is recorded as such". None: not stated,
+    # which is never read as "not exercised".
+    memory_exercised = models.BooleanField(_("declared memory exercised"), null=True)
+    # Seed: "Commerce results report proximity to the lowest valid total": the attempt's
+    # all-in total and the lowest valid total the reference search observed for it, in
+    # the market's currency, with the time and the evidence of that search. An
+    # observation made at run time belongs to the attempt's evidence: prices move, so a
+    # total fixed on the task version would be stale by the next run.
+    commerce_currency = models.CharField(_("commerce currency"), max_length=3, blank=True)
+    chosen_total = models.DecimalField(
+        _("chosen all-in total"), max_digits=18, decimal_places=4, null=True, blank=True
+    )
+    reference_total = models.DecimalField(
+        _("lowest valid total found by the reference search"),
+        max_digits=18,
+        decimal_places=4,
+        null=True,
+        blank=True,
+    )
+    reference_observed_at = models.DateTimeField(
+        _("reference search observed at"), null=True, blank=True
+    )
+    reference_evidence_id = models.CharField(
+        _("reference search evidence"), max_length=64, blank=True
+    )
     tools_used = models.JSONField(_("tools used"), default=list, blank=True)
     redacted_trace_id = models.CharField(_("redacted trace id"), max_length=64)
     data_status = models.CharField(_("data status"), max_length=10, choices=DataStatus.choices)
@@ -249,6 +275,26 @@ class Attempt(AppendOnlyRecord):
             models.CheckConstraint(
                 name="wall_clock_positive", condition=Q(wall_clock_seconds__gt=0)
             ),
+            # A commerce result is whole or absent: never a total without its reference.
+            models.CheckConstraint(
+                name="commerce_totals_whole_or_absent",
+                condition=Q(
+                    commerce_currency="",
+                    chosen_total__isnull=True,
+                    reference_total__isnull=True,
+                    reference_observed_at__isnull=True,
+                    reference_evidence_id="",
+                )
+                | (
+                    ~Q(commerce_currency="")
+                    & Q(
+                        chosen_total__gt=0,
+                        reference_total__gt=0,
+                        reference_observed_at__isnull=False,
+                    )
+                    & ~Q(reference_evidence_id="")
+                ),
+            ),
         ]
 
     def __str__(self):
@@ -257,6 +303,13 @@ class Attempt(AppendOnlyRecord):
     @property
     def invalid_reason_label(self):
         return label_for(InvalidReason, self.invalid_reason)
+
+    @property
+    def price_proximity(self):
+        """The chosen total against the lowest valid total, or None without them."""
+        if self.chosen_total is None:
+            return None
+        return scoring.price_proximity(float(self.chosen_total), float(self.reference_total))
 
     @property
     def scored_eligible(self):

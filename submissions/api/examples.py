@@ -141,6 +141,15 @@ def refused(**changes):
     return attempt(attempt_id=REFUSED_ID, redacted_trace_id=f"trace-{REFUSED_ID}", **changes)
 
 
+# A commerce attempt's totals (an example's shape: the example task is not a commerce task).
+COMMERCE = {
+    "currency": "KRW",
+    "chosen_total": "23900",
+    "reference_total": "22900",
+    "reference_observed_at": "2026-11-18T10:30:00+09:00",
+    "reference_evidence_id": "readback-0001",
+}
+
 # For each rule: the batch that breaks it, and what the refusal says besides the rule's
 # own sentence (the detail when it is another, and field errors). The rules are listed in
 # submissions.ingest.ATTEMPT_RULES; `attempt-id-reused` sends the valid batch's first id
@@ -233,6 +242,27 @@ REFUSED_BATCHES = {
     "situation-missing": (
         [refused(attempt_class="validated-localized", situations=[])],
         None,
+        {},
+    ),
+    "commerce-currency": (
+        [refused(commerce={**COMMERCE, "currency": "USD"})],
+        _said(
+            "Commerce totals must be in %(code)s, the currency of the attempt's market.",
+            code="KRW",
+        ),
+        {},
+    ),
+    "commerce-reference-time": (
+        [refused(commerce={**COMMERCE, "reference_observed_at": "2999-01-01T00:00:00+09:00"})],
+        None,
+        {},
+    ),
+    "commerce-reference-evidence": (
+        [refused(commerce={**COMMERCE, "reference_evidence_id": "search-9999"})],
+        _said(
+            "The reference search must be one of the attempt's evidence records: %(id)s is not.",
+            id="search-9999",
+        ),
         {},
     ),
 }
