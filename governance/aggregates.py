@@ -136,3 +136,50 @@ def cell_reliability(per_task, runs_per_task):
         "k_max": k_max,
         "pass_k": _pass_k(figures.pass_k),
     }
+
+
+# --- What the operational contract states and the record keeps -------------------------
+
+
+def commerce_proximity(totals):
+    """One task's commerce results from its counted runs' (chosen total, reference total,
+    currency), the chosen total None where a run recorded none: the medians of the chosen
+    total, the lowest valid total, their difference, ratio and premium, with the premium's
+    range. None when no run recorded a total: the task reported no commerce result.
+
+    Seed: "MICA reports the chosen total, reference total, absolute difference and
+    percentage premium. No result is called the market-wide absolute lowest price."
+    """
+    recorded = [(chosen, reference, currency) for chosen, reference, currency in totals if chosen]
+    if not recorded:
+        return None
+    found = [scoring.price_proximity(chosen, reference) for chosen, reference, _c in recorded]
+
+    def median(name):
+        return scoring.percentile([getattr(p, name) for p in found], 0.5)
+
+    premiums = [p.premium_percent for p in found]
+    return {
+        "currency": recorded[0][2],
+        "attempts": len(recorded),
+        "attempts_without_totals": len(totals) - len(recorded),
+        "median_chosen_total": median("chosen_total"),
+        "median_reference_total": median("reference_total"),
+        "median_difference": median("difference"),
+        "median_ratio": median("ratio"),
+        "median_premium_percent": median("premium_percent"),
+        "lowest_premium_percent": min(premiums),
+        "highest_premium_percent": max(premiums),
+    }
+
+
+def memory_record(states):
+    """Seed: "memory declared but not exercised is recorded as such": the counted runs
+    whose declared memory was exercised, was not, or whose record does not say (never
+    counted as not exercised)."""
+    states = list(states)
+    return {
+        "exercised": sum(1 for state in states if state is True),
+        "declared_not_exercised": sum(1 for state in states if state is False),
+        "not_stated": sum(1 for state in states if state is None),
+    }

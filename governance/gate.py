@@ -22,7 +22,13 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue.models import APPLYING, Lifecycle, LocalReview, ReviewState, TaskSet, TaskVersion
 from catalogue.selectors import task_public_list
-from governance.aggregates import cell_reliability, repeats_k_max, task_reliability
+from governance.aggregates import (
+    cell_reliability,
+    commerce_proximity,
+    memory_record,
+    repeats_k_max,
+    task_reliability,
+)
 from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
 from mica import scoring
@@ -134,6 +140,10 @@ class Run(NamedTuple):
     seconds: float
     cost: float
     lineage_complete: bool
+    memory_exercised: bool | None
+    chosen_total: float | None  # a commerce attempt's all-in total, and its reference
+    reference_total: float | None
+    currency: str
 
 
 def _flagged(condition):
@@ -150,6 +160,8 @@ def _cell_runs(attempts, versions):
             success=_flagged(confirmed_success()),
             cost=Cast("observed_cost_usd", FloatField()),
             lineage_complete=_flagged(LINEAGE_COMPLETE),
+            chosen=Cast("chosen_total", FloatField()),
+            reference=Cast("reference_total", FloatField()),
         )
         .order_by(*CELL, "pk")
         .values_list(
@@ -160,6 +172,10 @@ def _cell_runs(attempts, versions):
             "wall_clock_seconds",
             "cost",
             "lineage_complete",
+            "memory_exercised",
+            "chosen",
+            "reference",
+            "commerce_currency",
         )
         .iterator(chunk_size=20_000)
     )
@@ -214,6 +230,11 @@ def _task_score(pairs, k_max):
         "eligible_runs": len(pairs),
         "successes": successes,
         **task_reliability(len(pairs), successes, k_max),
+        # Seed: "Commerce results report proximity to the lowest valid total", apart from
+        # the score: None for a task whose attempts recorded no total.
+        "commerce": commerce_proximity(
+            [(run.chosen_total, run.reference_total, run.currency) for run, _score in pairs]
+        ),
         "median_success_seconds": scoring.percentile(
             [run.seconds for run, _score in pairs if run.success], 0.5
         ),
@@ -374,6 +395,7 @@ def _figures(counts, runs, canonical, runs_per_task):
         "critical_safety_events": counts["safety"],
         # Seed: "reliability across repeats are required before any comparison".
         "reliability": cell_reliability(per_task, runs_per_task),
+        "memory": memory_record(run.memory_exercised for run in runs),
         "task_scores": _task_scores(scored, repeats_k_max(per_task, runs_per_task)),
         "components": _components(scored),
         "sensitivity_ready": _sensitivity_ready(scored),

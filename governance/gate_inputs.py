@@ -20,7 +20,7 @@ from catalogue.models import LocalReview, MarketApplicability, ReviewState, Task
 # The figures a cell carries beyond its first ones, by name: a cell computed before the
 # gate derived one of them is stale, so it is recomputed before a reader or an export uses
 # it, never shown without it. A new figure adds its name here.
-CELL_FIGURES = ("reliability-across-repeats",)
+CELL_FIGURES = ("reliability-across-repeats", "commerce-proximity", "memory-exercised")
 
 
 def _rows(queryset, *fields):

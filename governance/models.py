@@ -53,6 +53,8 @@ class GateCell(models.Model):
     task_scores = models.JSONField(_("per-task audit values"), default=dict)
     # governance.aggregates.cell_reliability: agreement of repeats and pass^k over tasks.
     reliability = models.JSONField(_("reliability across repeats"), null=True)
+    # governance.aggregates.memory_record: declared memory exercised, not, or not stated.
+    memory = models.JSONField(_("memory behaviour recorded"), null=True)
     # The mean accuracy, speed and cost components the sensitivity analysis orders by.
     components = models.JSONField(_("score components"), null=True)
     verification = models.CharField(_("verification"), max_length=20)

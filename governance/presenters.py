@@ -91,7 +91,91 @@ def figure_rows(cell):
             str(cell.critical_safety_events),
             _("Any one blocks the cell permanently."),
         ),
+        (
+            _("Declared memory"),
+            memory_text(cell.memory),
+            _(
+                "Over the counted attempts, as each record states it: memory declared but not "
+                "exercised is recorded as such, and a record that does not say is not stated."
+            ),
+        ),
     ]
+
+
+def memory_text(memory):
+    """Seed: "memory declared but not exercised is recorded as such"."""
+    if not memory or not sum(memory.values()):
+        return NOT_MEASURED
+    return _(
+        "Exercised in %(exercised)s; declared, not exercised in %(declared)s; not stated in "
+        "%(not_stated)s."
+    ) % {
+        "exercised": memory["exercised"],
+        "declared": memory["declared_not_exercised"],
+        "not_stated": memory["not_stated"],
+    }
+
+
+def memory_summary(cells):
+    """A snapshot's memory record, summed over its cells; None when no cell has one."""
+    records = [cell.memory for cell in cells if cell.memory]
+    if not records:
+        return None
+    return {state: sum(record[state] for record in records) for state in records[0]}
+
+
+def _amount(currency, value):
+    # As many decimals as the amount has, up to the four a total is recorded with.
+    return f"{currency} {value:,.4f}".rstrip("0").rstrip(".")
+
+
+def commerce_rows(cell):
+    """Seed: "Commerce results report proximity to the lowest valid total": per public
+    commerce task, apart from the score, in the market's currency."""
+    rows = []
+    for slug, entry in cell.task_scores.items():
+        commerce = entry.get("commerce")
+        if not commerce:
+            continue
+        currency = commerce["currency"]
+        rows.append(
+            {
+                "task": slug,
+                "attempts": commerce["attempts"],
+                "without_totals": commerce["attempts_without_totals"],
+                "chosen": _amount(currency, commerce["median_chosen_total"]),
+                "reference": _amount(currency, commerce["median_reference_total"]),
+                "difference": _amount(currency, commerce["median_difference"]),
+                "ratio": f"{commerce['median_ratio']:.4f}",
+                "premium": _premium(commerce["median_premium_percent"]),
+                "range": _("%(low)s to %(high)s")
+                % {
+                    "low": _premium(commerce["lowest_premium_percent"]),
+                    "high": _premium(commerce["highest_premium_percent"]),
+                },
+            }
+        )
+    return rows
+
+
+def _premium(percent):
+    return f"{percent:+.2f}%"
+
+
+def attempt_proximity(attempt):
+    """One attempt's totals as its lineage line states them, or None."""
+    proximity = attempt.price_proximity
+    if proximity is None:
+        return None
+    currency = attempt.commerce_currency
+    return {
+        "chosen": _amount(currency, proximity.chosen_total),
+        "reference": _amount(currency, proximity.reference_total),
+        "difference": _amount(currency, proximity.difference),
+        "premium": _premium(proximity.premium_percent),
+        "observed_at": attempt.reference_observed_at,
+        "evidence_id": attempt.reference_evidence_id,
+    }
 
 
 def _agreement(reliability):
@@ -193,6 +277,7 @@ def cell_view(cell):
         "blockers": [blocker_view(code) for code in cell.reasons],
         "rows": figure_rows(cell),
         "tasks": task_rows(cell),
+        "commerce": commerce_rows(cell),
         "demo": cell.data_status in ("demo", "preview"),
     }
 

@@ -188,6 +188,8 @@ def system_detail(request, slug):
     for snapshot in system.snapshots.all():
         mine = [c for c in cells if c.snapshot_id == snapshot.pk]
         result = snapshot_aggregates(mine, canonical)
+        # Seed: "memory declared but not exercised is recorded as such".
+        snapshot.memory_record = presenters.memory_text(presenters.memory_summary(mine))
         figures.append(
             {
                 "snapshot": snapshot,
@@ -229,12 +231,14 @@ def evidence_detail(request, cell_id):
     in_cell = Attempt.objects.filter(snapshot=cell.snapshot, market=cell.market, family=cell.family)
     # Lineage names public tasks only; attempts on holdout tasks are counted, not listed.
     public = Q(task_version__definition__task_set=TaskSet.PUBLIC)
-    attempts = (
+    attempts = list(
         in_cell.filter(public)
         .select_related("task_version__definition", "invalidation__reversal")
         .prefetch_related("invocations", "evidence", "situations")
         .order_by("attempt_id")
     )
+    for attempt in attempts:
+        attempt.proximity = presenters.attempt_proximity(attempt)
     return render(
         request,
         "governance/evidence_detail.html",

@@ -47,6 +47,7 @@ class CellSerializer(serializers.ModelSerializer):
             "coverage",
             "discard_rate",
             "critical_safety_events",
+            "memory",
             "verification",
             "data_status",
             "blockers",

@@ -5,6 +5,7 @@ what lets the manifest's input hash say "the same records" across two runs.
 """
 
 from django.utils import translation
+from django.utils.translation import gettext as _
 
 from governance.aggregates import WITHHELD_SENTENCES, canonical_tasks, snapshot_aggregates
 from governance.api.views import CellSerializer, CorrectionSerializer, WithdrawalSerializer
@@ -14,17 +15,23 @@ from markets.api.serializers import MarketEditionDetailSerializer
 from markets.selectors import market_edition_list
 from mica.bilingual import LANGUAGES
 from mica.methodology.facts import live_facts
+from mica.vocabulary import label_for
+from mica.workflows import decision_role_label
 from submissions.api.challenge_views import challenge_recompute_json
+from submissions.models import ChallengeState
 from submissions.selectors import challenge_public_list
 
 # One CSV row per cell: the API's cell fields, less the nested ones (sentences, per-task
-# scores), with reliability across repeats flattened into two columns beside accuracy.
-NESTED = ("blocker_sentences", "task_scores", "components", "reliability")
-RELIABILITY_COLUMNS = ["repeats_agreement", "pass_k"]
+# scores), with reliability across repeats and the memory record flattened into columns.
+NESTED = ("blocker_sentences", "task_scores", "components", "reliability", "memory")
+FLATTENED = {
+    "reliability": ["repeats_agreement", "pass_k"],
+    "memory": ["memory_exercised", "memory_declared_not_exercised", "memory_not_stated"],
+}
 GATE_CSV_COLUMNS = [
     column
     for name in CellSerializer.Meta.fields
-    for column in (RELIABILITY_COLUMNS if name == "reliability" else [name])
+    for column in FLATTENED.get(name, [name])
     if column not in NESTED
 ]
 
@@ -112,11 +119,20 @@ def _reliability_columns(reliability):
     }
 
 
+MEMORY_STATES = ("exercised", "declared_not_exercised", "not_stated")
+
+
+def _memory_columns(memory):
+    memory = memory or {}
+    return {f"memory_{state}": memory.get(state) for state in MEMORY_STATES}
+
+
 def gate_csv_rows():
     for cell in CellSerializer(cell_list(), many=True).data:
         row = {name: cell[name] for name in GATE_CSV_COLUMNS if name in cell}
         row["blockers"] = ";".join(cell["blockers"])
         row.update(_reliability_columns(cell["reliability"]))
+        row.update(_memory_columns(cell["memory"]))
         yield row
 
 
@@ -172,6 +188,25 @@ def latest_decision_time(document):
     return max(times, default=EPOCH)
 
 
+def _in_both(line):
+    """An entry's title in English and Korean together: a feed reader shows one title."""
+    parts = []
+    for language in LANGUAGES:
+        with translation.override(language):
+            parts.append(line())
+    return " / ".join(parts)
+
+
+def _decision_title(decision):
+    """What was decided on a challenge and by which role, in words, not codes."""
+    return _("Challenge #%(number)s on %(section)s: %(decision)s (%(role)s)") % {
+        "number": decision["challenge"],
+        "section": decision["section_id"],
+        "decision": label_for(ChallengeState, decision["to_state"]),
+        "role": decision_role_label(decision["role"]),
+    }
+
+
 def atom_entries(document, site_url):
     """Corrections and challenge decisions as Atom entries, English and Korean together."""
     entries = []
@@ -183,7 +218,7 @@ def atom_entries(document, site_url):
                 # The correction's own id: two corrections of a claim on one day are two
                 # entries, and a regeneration gives each the id it had.
                 "id": f"{permalink}#correction-{correction['id']}",
-                "title": f"Correction of {section} / {section} 정정",
+                "title": _in_both(lambda: _("Correction of %(section)s") % {"section": section}),
                 "updated": f"{decided}T00:00:00+00:00",
                 "link": permalink,
                 "summary": f"{correction['text_en']}\n\n{correction['text_ko']}",
@@ -194,8 +229,7 @@ def atom_entries(document, site_url):
         entries.append(
             {
                 "id": f"{site_url}/challenges/{challenge}/#{decision['action']}-{decision['at']}",
-                "title": f"Challenge #{challenge} on {decision['section_id']}: "
-                f"{decision['action']} ({decision['role']})",
+                "title": _in_both(lambda: _decision_title(decision)),
                 "updated": decision["at"],
                 "link": f"{site_url}/challenges/{challenge}/",
                 "summary": decision["reason"],

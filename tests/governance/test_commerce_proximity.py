@@ -15,14 +15,17 @@ speed and cost references are the pre-registered constants.
 Seed, "Memory is in scope": "memory declared but not exercised is recorded as such".
 """
 
+import csv
+import io
 import json
 
 import pytest
+from django.core.management import call_command
 
 from governance.selectors import cell_list
 from mica import scoring
 from submissions.models import Attempt
-from tests.factories import api_auth
+from tests.factories import api_auth, publishable_world
 from tests.factories import independent_rerun as rerun
 
 pytestmark = pytest.mark.django_db
@@ -147,6 +150,95 @@ def test_proximity_reports_the_difference_and_the_premium_and_never_a_lowest_pri
             scoring.price_proximity(*bad)
 
 
-def test_the_cell_is_recomputed_on_the_attempt(client, staff, canonical_content):
-    assert post(client, staff, [commerce_attempt(1)]).status_code == 201
-    assert cell_list().get().eligible_runs == 1
+# --- The gate, the pages, the API and the exports ----------------------------------------
+
+SHOP = "sd-all-in-price-comparison"
+
+
+@pytest.fixture
+def shopped(client, staff, canonical_content):
+    """One cell (acme-agent 2.1, KR, shopping and delivery) of the all-in price comparison
+    on a validated task with its references: three attempts with their totals (above,
+    at and below the lowest valid total), one without; memory exercised in one, declared
+    and not exercised in one, not stated in two."""
+    publishable_world(task=SHOP)
+    payloads = [
+        commerce_attempt(1, task=SHOP, memory_exercised=True),
+        commerce_attempt(2, {"chosen_total": "22900"}, task=SHOP, memory_exercised=False),
+        commerce_attempt(3, {"chosen_total": "22000"}, task=SHOP),
+        rerun(4, task=SHOP),
+    ]
+    assert post(client, staff, payloads).status_code == 201
+    return cell_list().get()
+
+
+def test_each_commerce_task_reports_its_proximity_apart_from_the_score(shopped):
+    """Seed: "MICA reports the chosen total, reference total, absolute difference and
+    percentage premium. No result is called the market-wide absolute lowest price." """
+    task = shopped.task_scores[SHOP]
+    commerce = task["commerce"]
+    assert commerce["currency"] == "KRW"
+    assert (commerce["attempts"], commerce["attempts_without_totals"]) == (3, 1)
+    assert commerce["median_chosen_total"] == 22900
+    assert commerce["median_reference_total"] == 22900
+    assert commerce["median_difference"] == 0 and commerce["median_ratio"] == 1
+    assert commerce["median_premium_percent"] == 0
+    assert commerce["lowest_premium_percent"] == pytest.approx(-100 * 900 / 22900)
+    assert commerce["highest_premium_percent"] == pytest.approx(100 * 1000 / 22900)
+    # Apart from the score: the audit value reads speed and cost only (240 s / 300 s and
+    # USD 0.05 / 0.035), whatever the premium.
+    assert task["value"] == pytest.approx(80.0)
+
+
+def test_a_task_without_totals_reports_no_commerce_result_not_a_zero(
+    client, staff, canonical_content
+):
+    """Seed: "Absence is not zero": a task whose attempts recorded no total has no
+    proximity, never a premium of 0."""
+    assert post(client, staff, [rerun(1), rerun(2)]).status_code == 201
+    (entry,) = cell_list().get().task_scores.values()
+    assert entry["commerce"] is None
+
+
+def test_the_cell_records_memory_declared_but_not_exercised(shopped):
+    """Seed: "memory declared but not exercised is recorded as such"."""
+    assert shopped.memory == {"exercised": 1, "declared_not_exercised": 1, "not_stated": 2}
+
+
+def test_the_cells_page_shows_proximity_and_memory_in_both_languages(client, shopped):
+    """Seed: "Commerce results report proximity to the lowest valid total" and "memory
+    declared but not exercised is recorded as such", in English and Korean."""
+    english = client.get(f"/evidence/{shopped.cell_id}/").text
+    assert "Proximity to the lowest valid total" in english
+    assert "<td>KRW 22,900</td>" in english and "<td>+0.00%</td>" in english
+    assert "-3.93% to +4.37%" in english
+    assert "3 (1 without totals)" in english
+    # Each attempt's own totals on its lineage line, with the search's time and evidence.
+    assert "total KRW 23,900 against the lowest valid total KRW 22,900: KRW 1,000, +4.37%" in (
+        " ".join(english.split())
+    )
+    assert "2026-10-30 01:30 UTC" in english and "<code>search-1</code>" in english
+    assert "Exercised in 1; declared, not exercised in 1; not stated in 2." in english
+    assert "memory: declared, not exercised" in " ".join(english.split())
+    korean = client.get(f"/ko/evidence/{shopped.cell_id}/").text
+    assert "최저 유효 총액과의 근접도" in korean
+    assert "사용함 1건, 선언했으나 사용하지 않음 1건, 밝히지 않음 2건." in korean
+    system = client.get("/systems/acme-agent/").text
+    assert "Exercised in 1; declared, not exercised in 1; not stated in 2." in system
+
+
+def test_the_api_and_the_exports_carry_proximity_and_memory(client, shopped, settings, tmp_path):
+    """Seed: "Commerce results report proximity to the lowest valid total"; in
+    /api/v1/cells/, and in mica-gate.json (checked against its schema) and mica-gate.csv."""
+    (cell,) = client.get("/api/v1/cells/").json()["results"]
+    assert cell["task_scores"][SHOP]["commerce"]["median_premium_percent"] == 0
+    assert cell["memory"]["declared_not_exercised"] == 1
+    settings.EXPORT_DIR = tmp_path
+    call_command("regenerate_exports", "--sync", stdout=io.StringIO())
+    gate = json.loads((tmp_path / "current" / "mica-gate.json").read_text(encoding="utf-8"))
+    (exported,) = gate["cells"]
+    assert exported["task_scores"][SHOP]["commerce"]["attempts"] == 3
+    assert exported["memory"] == {"exercised": 1, "declared_not_exercised": 1, "not_stated": 2}
+    (row,) = csv.DictReader(io.StringIO((tmp_path / "current" / "mica-gate.csv").read_text()))
+    assert (row["memory_exercised"], row["memory_declared_not_exercised"]) == ("1", "1")
+    assert row["memory_not_stated"] == "2"
