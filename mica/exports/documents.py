@@ -188,13 +188,17 @@ def latest_decision_time(document):
     return max(times, default=EPOCH)
 
 
-def _in_both(line):
+def _in_both(line, record):
     """An entry's title in English and Korean together: a feed reader shows one title."""
     parts = []
     for language in LANGUAGES:
         with translation.override(language):
-            parts.append(line())
+            parts.append(line(record))
     return " / ".join(parts)
+
+
+def _correction_title(section):
+    return _("Correction of %(section)s") % {"section": section}
 
 
 def _decision_title(decision):
@@ -218,7 +222,7 @@ def atom_entries(document, site_url):
                 # The correction's own id: two corrections of a claim on one day are two
                 # entries, and a regeneration gives each the id it had.
                 "id": f"{permalink}#correction-{correction['id']}",
-                "title": _in_both(lambda: _("Correction of %(section)s") % {"section": section}),
+                "title": _in_both(_correction_title, section),
                 "updated": f"{decided}T00:00:00+00:00",
                 "link": permalink,
                 "summary": f"{correction['text_en']}\n\n{correction['text_ko']}",
@@ -229,7 +233,7 @@ def atom_entries(document, site_url):
         entries.append(
             {
                 "id": f"{site_url}/challenges/{challenge}/#{decision['action']}-{decision['at']}",
-                "title": _in_both(lambda: _decision_title(decision)),
+                "title": _in_both(_decision_title, decision),
                 "updated": decision["at"],
                 "link": f"{site_url}/challenges/{challenge}/",
                 "summary": decision["reason"],
