@@ -1,6 +1,7 @@
 """Mutation testing of the core rules: `make mutation [MUTATION_TARGETS="scoring gate"]`.
 
-Each target (the scoring library, the gate, the ingestion) is mutated by mutmut
+Each target (the scoring library, the gate, its inputs' fingerprint, the figures above
+and across a cell's tasks, the ingestion, the sensitivity analysis) is mutated by mutmut
 against its own tests, in a copy of the tracked tree under var/mutation/<target>/,
 so a pure library's mutants are judged by its fast tests alone. The gate's and
 the ingestion's tests run on the database MICA_DATABASE_URL names (PostgreSQL:
@@ -25,6 +26,19 @@ TARGETS = {
     ),
     "ingestion": ("submissions/ingest.py", ["tests/submissions/test_ingest.py"]),
     "sensitivity": ("governance/sensitivity.py", ["tests/governance/test_sensitivity.py"]),
+    "aggregates": (
+        "governance/aggregates.py",
+        [
+            "tests/governance/test_reliability.py",
+            "tests/governance/test_commerce_proximity.py",
+            "tests/governance/test_gate.py",
+            "tests/governance/test_gate_rules.py",
+        ],
+    ),
+    "gate_inputs": (
+        "governance/gate_inputs.py",
+        ["tests/governance/test_gate_rules.py", "tests/governance/test_reliability.py"],
+    ),
 }
 SECTION = re.compile(r"^\[tool\.mutmut\].*?(?=^\[|\Z)", re.MULTILINE | re.DOTALL)
 

@@ -13,6 +13,9 @@ the reference search beside the attempt, with its time and its evidence record; 
 speed and cost references are the pre-registered constants.
 
 Seed, "Memory is in scope": "memory declared but not exercised is recorded as such".
+
+The arithmetic of one attempt's proximity (mica.scoring.price_proximity) is tested with the
+scoring library, in tests/mica/test_scoring.py.
 """
 
 import csv
@@ -23,7 +26,6 @@ import pytest
 from django.core.management import call_command
 
 from governance.selectors import cell_list
-from mica import scoring
 from submissions.models import Attempt
 from tests.factories import api_auth, publishable_world
 from tests.factories import independent_rerun as rerun
@@ -130,24 +132,6 @@ def test_memory_is_recorded_exercised_not_exercised_or_not_stated(client, staff,
     recorded = dict(Attempt.objects.values_list("attempt_id", "memory_exercised"))
     assert recorded == {"acme-kr-001": True, "acme-kr-002": False, "acme-kr-003": None}
     assert refused_rule(post(client, staff, [rerun(4, memory_exercised=1)])) == "schema"
-
-
-# --- The arithmetic ----------------------------------------------------------------------
-
-
-def test_proximity_reports_the_difference_and_the_premium_and_never_a_lowest_price():
-    """Seed: "MICA reports the chosen total, reference total, absolute difference and
-    percentage premium. No result is called the market-wide absolute lowest price." A total
-    below the reference is a negative premium, reported as it is."""
-    above = scoring.price_proximity(23900.0, 22900.0)
-    assert above.difference == 1000.0
-    assert above.ratio == pytest.approx(23900 / 22900)
-    assert above.premium_percent == pytest.approx(100 * 1000 / 22900)
-    below = scoring.price_proximity(22000.0, 22900.0)
-    assert below.difference == -900.0 and below.premium_percent < 0
-    for bad in [(0.0, 1.0), (1.0, 0.0), (float("nan"), 1.0), (-5.0, 1.0)]:
-        with pytest.raises(ValueError):
-            scoring.price_proximity(*bad)
 
 
 # --- The gate, the pages, the API and the exports ----------------------------------------

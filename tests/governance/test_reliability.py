@@ -17,6 +17,7 @@ from math import comb
 import pytest
 from django.core.management import call_command
 
+from governance import gate_inputs
 from governance.aggregates import cell_reliability, repeats_k_max, task_reliability
 from governance.selectors import cell_list
 from mica.methodology.models import Edition
@@ -198,3 +199,14 @@ def test_published_results_show_reliability_beside_accuracy(client, staff, canon
     assert "Repeats agree in 1 of 1 task run more than once (1.000)" in english
     assert "pass^1 1.000 · pass^2 1.000" in english
     assert "반복 신뢰도" in client.get("/ko/results/").text
+
+
+@pytest.mark.django_db
+def test_a_cell_computed_before_the_gate_counted_repeats_is_stale(client, repeated, monkeypatch):
+    """Seed: "Scores are derived, not stored ... so a published figure cannot drift away
+    from the evidence it claims to summarize": a cell computed before its figures included
+    reliability across repeats is read as stale, never shown without them."""
+    assert repeated.is_fresh
+    monkeypatch.setattr(gate_inputs, "CELL_FIGURES", ())
+    (cell,) = client.get("/api/v1/cells/").json()["results"]
+    assert cell["blockers"] == ["stale"]

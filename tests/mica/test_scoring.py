@@ -429,6 +429,24 @@ def test_the_cell_averages_over_tasks_and_says_when_a_k_has_no_value():
     assert figures.pass_k[2] == (3, None)  # "b" was run twice
 
 
+# --- Commerce: proximity to the lowest valid total -----------------------------
+
+
+def test_proximity_reports_the_difference_and_the_premium_and_never_a_lowest_price():
+    """Seed: "MICA reports the chosen total, reference total, absolute difference and
+    percentage premium. No result is called the market-wide absolute lowest price." A total
+    below the reference is a negative premium, reported as it is."""
+    above = scoring.price_proximity(23900.0, 22900.0)
+    assert above.difference == 1000.0
+    assert above.ratio == pytest.approx(23900 / 22900)
+    assert above.premium_percent == pytest.approx(100 * 1000 / 22900)
+    below = scoring.price_proximity(22000.0, 22900.0)
+    assert below.difference == -900.0 and below.premium_percent < 0
+    for bad in [(0.0, 1.0), (1.0, 0.0), (float("nan"), 1.0), (-5.0, 1.0)]:
+        with pytest.raises(ValueError):
+            scoring.price_proximity(*bad)
+
+
 # --- Aggregation -----------------------------------------------------------
 
 
