@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # the broker tests (-m broker) need a run of their own, one at a time, as .ci/run does.
 PYTEST_PARALLEL ?= -n auto --dist loadfile
 
-.PHONY: run test lint format messages serve-setup clean mutation
+.PHONY: run test lint format messages serve-setup clean mutation docs
 
 $(VENV)/.base-installed: requirements/base.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,7 +24,18 @@ $(VENV)/.test-installed: requirements/test.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/test.lock
 	touch $@ $(VENV)/.base-installed
 
-serve-setup: $(VENV)/.base-installed
+# The manual (docs/, mkdocs.yml), built where the portal serves it at /docs/; rebuilt only
+# when one of its files changed, so a restart with nothing new does not rebuild it.
+DOCS_DIR ?= $(or $(MICA_DOCS_DIR),$(or $(MICA_VAR_DIR),var)/docs)
+DOCS_SOURCES := mkdocs.yml $(shell find docs -type f 2>/dev/null)
+
+$(DOCS_DIR).built: $(VENV)/.base-installed $(DOCS_SOURCES)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir '$(DOCS_DIR)'
+	touch $@
+
+docs: $(DOCS_DIR).built
+
+serve-setup: $(VENV)/.base-installed $(DOCS_DIR).built
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py load_canonical_content
 	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py regenerate_exports --sync

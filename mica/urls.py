@@ -1,10 +1,10 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.utils.translation import gettext_lazy as _
 
-from mica.site import staff_views
+from mica.site import manual, staff_views
 from mica.site import views as site_views
 from mica.site.sitemaps import SITEMAPS
 
@@ -20,6 +20,9 @@ urlpatterns = [
         name="sitemap",
     ),
     path("api/", include("mica.api_urls")),
+    # The manual, built from docs/: English at /docs/, Korean at /docs/ko/.
+    re_path(r"^docs/(?P<path>.*)$", manual.manual_page, name="manual"),
+    re_path(r"^ko/docs/(?P<path>.*)$", manual.manual_korean, name="manual-korean"),
 ]
 
 # Pages: English unprefixed, Korean under /ko/.
