@@ -1,7 +1,11 @@
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.db import models as django_models
-from django.utils.html import format_html_join
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
@@ -10,13 +14,18 @@ from markets.selectors import competent_market_codes
 from markets.services import (
     coverage_audit,
     datasheet_errors,
+    platform_registration_draft_replacement,
     platform_registration_register,
+    registration_drafters,
     require_platforms_editable,
     situation_errors,
 )
+from markets.workflows import OUTAGE_TRANSITIONS, outage_decide, outage_errors, outage_report
+from mica.admin_decisions import DecisionAdmin, DecisionEventInline
 from mica.bilingual_admin import BilingualAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
+from mica.text import is_blank
 from mica.vocabulary import EvidenceType, RecoveryCondition, Surface, TaskFamily
 
 
@@ -230,17 +239,27 @@ class RepresentativePlatformInline(TranslationStackedInline):
 class PlatformRegistrationAdmin(
     MarketScopedAdminMixin, HistoryAdmin, BilingualAdmin, TranslationAdmin
 ):
-    list_display = ("market_edition", "task_family", "status", "registered_at", "platform_names")
+    """Draft, then frozen by someone who did not draft it; a frozen set is replaced by a
+    draft that says why, frozen in turn by someone else (markets.services)."""
+
+    list_display = (
+        "market_edition",
+        "task_family",
+        "status",
+        "registered_at",
+        "platform_names",
+        "supersedes",
+    )
     list_filter = ("status", "market_edition__market", "task_family")
-    readonly_fields = ("status", "registered_at", "registered_by", "supersedes")
+    readonly_fields = ("status", "registered_at", "registered_by", "supersedes", "drafted_by")
     inlines = [RepresentativePlatformInline]
-    actions = ["pre_register"]
+    actions = ["pre_register", "start_replacement"]
 
     def get_queryset(self, request):
         return (
             super()
             .get_queryset(request)
-            .select_related("market_edition__market", "market_edition__edition")
+            .select_related("market_edition__market", "market_edition__edition", "supersedes")
             .prefetch_related("platforms")
         )
 
@@ -248,16 +267,37 @@ class PlatformRegistrationAdmin(
     def platform_names(self, obj):
         return " → ".join(p.name for p in obj.platforms.all())
 
+    @admin.display(description=_("drafted by (may not freeze it)"))
+    def drafted_by(self, obj):
+        if obj.pk is None:
+            return "—"
+        users = get_user_model().objects.filter(pk__in=registration_drafters(obj))
+        return ", ".join(sorted(user.get_username() for user in users)) or "—"
+
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and (obj.frozen or obj.supersedes_id):
+            fields += ["market_edition", "task_family"]
         if obj is not None and obj.frozen:
-            fields += [
-                "market_edition",
-                "task_family",
-                "supersede_reason_en",
-                "supersede_reason_ko",
-            ]
+            fields += ["supersede_reason_en", "supersede_reason_ko"]
         return fields
+
+    def has_delete_permission(self, request, obj=None):
+        # A frozen set is the selection evidence of the runs on it: never deleted.
+        if obj is not None and obj.frozen:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        frozen = queryset.exclude(status=models.RegistrationStatus.DRAFT)
+        for registration in frozen:
+            self.message_user(
+                request,
+                _("%(registration)s is frozen and was not deleted.")
+                % {"registration": registration},
+                messages.ERROR,
+            )
+        super().delete_queryset(request, queryset.filter(status=models.RegistrationStatus.DRAFT))
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -283,6 +323,198 @@ class PlatformRegistrationAdmin(
                     request,
                     _("%(registration)s is pre-registered.") % {"registration": registration},
                 )
+
+    @admin.action(description=_("Start replacing the selected frozen sets (a draft with a reason)"))
+    def start_replacement(self, request, queryset):
+        """Asks for the reason in both languages on a page of its own, then drafts each
+        replacement; someone else freezes it."""
+        reason_en = request.POST.get("reason_en", "")
+        reason_ko = request.POST.get("reason_ko", "")
+        if request.POST.get("confirm") != "yes" or is_blank(reason_en) or is_blank(reason_ko):
+            context = {
+                **self.admin_site.each_context(request),
+                "title": _("Replace frozen platform sets"),
+                "registrations": queryset,
+                "reason_en": reason_en,
+                "reason_ko": reason_ko,
+                "reason_missing": request.POST.get("confirm") == "yes",
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(
+                request, "admin/markets/platformregistration/replace_confirmation.html", context
+            )
+        for registration in queryset:
+            try:
+                draft = platform_registration_draft_replacement(
+                    registration_id=registration.pk,
+                    reason_en=reason_en,
+                    reason_ko=reason_ko,
+                    actor=request.user,
+                )
+            except DomainError as error:
+                self.message_user(request, f"{registration}: {error.message}", messages.ERROR)
+            else:
+                self.message_user(
+                    request,
+                    format_html(
+                        _(
+                            "A draft replacing {registration} is ready to edit: "
+                            '<a href="{url}">open it</a>. Someone else freezes it.'
+                        ),
+                        registration=registration,
+                        url=reverse("admin:markets_platformregistration_change", args=[draft.pk]),
+                    ),
+                )
+        return None
+
+
+def _platform_choice(platform):
+    """A platform as the outage form offers it: market, family and rank (1 is primary)."""
+    registration = platform.registration
+    return (
+        f"{registration.market_edition.market.code} · {registration.task_family} · "
+        f"{platform.rank}. {platform.name} ({registration.get_status_display()})"
+    )
+
+
+class OutageReportForm(forms.ModelForm):
+    """What an outage record states: which platform was down, when, and the evidence."""
+
+    class Meta:
+        model = models.PlatformOutage
+        fields = ["platform", "first_day", "last_day", "evidence"]
+
+    def clean(self):
+        cleaned = super().clean()
+        errors = outage_errors(
+            cleaned.get("platform"),
+            cleaned.get("first_day"),
+            cleaned.get("last_day"),
+            cleaned.get("evidence", ""),
+        )
+        for name, messages_ in errors.items():
+            for message in messages_:
+                self.add_error(name if name in self.fields else None, message)
+        return cleaned
+
+
+class OutageDecisionForm(forms.ModelForm):
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        required=False,
+        choices=[("", "—"), ("accept", _("Accept the outage")), ("reject", _("Reject"))],
+    )
+    reason = forms.CharField(label=_("Reason"), required=False, widget=forms.Textarea)
+
+    class Meta:
+        model = models.PlatformOutage
+        fields = []
+
+
+class OutageEventInline(DecisionEventInline):
+    model = models.OutageEvent
+    readonly_fields = (*DecisionEventInline.readonly_fields, "actor")
+    fields = readonly_fields
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.PlatformOutage)
+class PlatformOutageAdmin(MarketScopedAdminMixin, DecisionAdmin):
+    """Reported by one person, accepted or rejected by another (markets.workflows); only
+    an accepted outage lets a run on a fallback count."""
+
+    market_code_path = "platform__registration__market_edition__market__code"
+    form = OutageDecisionForm
+    transitions = OUTAGE_TRANSITIONS
+    list_display = ("platform", "market", "first_day", "last_day", "state", "reported_by")
+    list_filter = ("state", "platform__registration__market_edition__market")
+    list_select_related = (
+        "platform__registration__market_edition__market",
+        "reported_by",
+    )
+    readonly_fields = (
+        "platform",
+        "first_day",
+        "last_day",
+        "evidence",
+        "reported_by",
+        "reported_at",
+        "state",
+    )
+    inlines = [OutageEventInline]
+
+    @admin.display(description=_("market"))
+    def market(self, obj):
+        return obj.platform.registration.market_edition.market.code
+
+    def has_add_permission(self, request):
+        return admin.ModelAdmin.has_add_permission(self, request)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a decision's grounds stay in the record
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields if obj is not None else ()
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = OutageReportForm
+            return admin.ModelAdmin.get_form(self, request, obj, **kwargs)
+        return super().get_form(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "platform":
+            platforms = models.RepresentativePlatform.objects.exclude(
+                registration__status=models.RegistrationStatus.DRAFT
+            ).select_related("registration__market_edition__market")
+            if not request.user.is_superuser:
+                platforms = platforms.filter(
+                    registration__market_edition__market__code__in=self._competent(request)
+                )
+            kwargs["queryset"] = platforms
+            field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+            field.label_from_instance = _platform_choice
+            return field
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return super().save_model(request, obj, form, change)
+        try:
+            saved = outage_report(
+                platform=obj.platform,
+                first_day=obj.first_day,
+                last_day=obj.last_day,
+                evidence=obj.evidence,
+                actor=request.user,
+            )
+        except DomainError as refused:
+            request.decision_refused = True
+            messages.error(request, refused.message)
+            return None
+        obj.pk = saved.pk
+        return None
+
+    def log_addition(self, request, obj, message):
+        if getattr(request, "decision_refused", False):
+            return None  # nothing was recorded
+        return super().log_addition(request, obj, message)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        if getattr(request, "decision_refused", False):
+            return HttpResponseRedirect(reverse("admin:markets_platformoutage_changelist"))
+        return super().response_add(request, obj, post_url_continue)
+
+    def decide(self, request, obj, decision, data):
+        outage_decide(
+            outage_id=obj.pk, action=decision, reason=data.get("reason", ""), actor=request.user
+        )
 
 
 @admin.register(models.MarketCompetence)

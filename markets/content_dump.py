@@ -6,6 +6,7 @@ platforms of each family's live registration (superseded ones are history), the
 datasheet and the data statement.
 """
 
+import datetime
 from pathlib import Path
 
 from django.utils.translation import gettext as _
@@ -13,12 +14,12 @@ from django.utils.translation import gettext as _
 from markets.models import (
     DATA_STATEMENT_FIELDS,
     DATASHEET_FIELDS,
+    LIVE_REGISTRATION,
     Datasheet,
     DataStatement,
     Market,
     MarketEdition,
     PlatformRegistration,
-    RegistrationStatus,
 )
 from mica.bilingual import field_pair
 from mica.content.loading import Flow, Folded, Quoted, write_yaml
@@ -70,20 +71,24 @@ def _platforms(market_edition):
     live = {}
     registrations = (
         PlatformRegistration.objects.filter(market_edition=market_edition)
-        .exclude(status=RegistrationStatus.SUPERSEDED)
+        .filter(LIVE_REGISTRATION)
         .order_by("pk")
         .prefetch_related("platforms")
     )
     for registration in registrations:
         live.setdefault(registration.task_family, registration)
     families = sorted(live, key=lambda slug: (order.get(slug, len(order) + 1), slug))
-    return [
-        {
-            "task_family": family,
-            "candidates": [_platform(platform) for platform in live[family].platforms.all()],
-        }
-        for family in families
-    ]
+    return [_registration(family, live[family]) for family in families]
+
+
+def _registration(family, registration):
+    """A family's set; a frozen one with the day it was pre-registered (UTC), which a
+    load into an empty database freezes it as of."""
+    entry = {"task_family": family}
+    if registration.frozen and registration.registered_at:
+        entry["registered_on"] = registration.registered_at.astimezone(datetime.UTC).date()
+    entry["candidates"] = [_platform(platform) for platform in registration.platforms.all()]
+    return entry
 
 
 def _market(market, market_edition):

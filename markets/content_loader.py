@@ -1,5 +1,6 @@
 """Loads the six market editions from content/<code>.yaml; edited records are kept."""
 
+import datetime
 from pathlib import Path
 
 from django.utils.translation import gettext as _
@@ -7,6 +8,7 @@ from django.utils.translation import gettext as _
 from markets.models import (
     DATA_STATEMENT_FIELDS,
     DATASHEET_FIELDS,
+    LIVE_REGISTRATION,
     Datasheet,
     DataStatement,
     Hazard,
@@ -112,10 +114,8 @@ def _load_platforms(canonical, market_edition, items):
     key = f"{market_edition.market.code}/{market_edition.edition.slug}"
     for item in items:
         registration = (
-            PlatformRegistration.objects.filter(
-                market_edition=market_edition, task_family=item["task_family"]
-            )
-            .exclude(status=RegistrationStatus.SUPERSEDED)
+            PlatformRegistration.objects.filter(LIVE_REGISTRATION)
+            .filter(market_edition=market_edition, task_family=item["task_family"])
             .first()
         )
         if registration and registration.frozen:
@@ -123,9 +123,10 @@ def _load_platforms(canonical, market_edition, items):
         registration = registration or PlatformRegistration.objects.create(
             market_edition=market_edition, task_family=item["task_family"]
         )
+        outcomes = []
         for rank, platform in enumerate(item["candidates"], start=1):
             plain = ("native_name", "kind", "snapshot_date", "source", "source_accessed")
-            canonical.record(
+            _record, outcome = canonical.record(
                 RepresentativePlatform,
                 f"{key}/{item['task_family']}/{rank}",
                 {"registration": registration, "rank": rank},
@@ -134,6 +135,27 @@ def _load_platforms(canonical, market_edition, items):
                     **texts(platform, "name", "local_reach", "availability", "relevance"),
                 },
             )
+            outcomes.append(outcome)
+        if item.get("registered_on"):
+            _freeze_as_registered(canonical, registration, item, outcomes)
+
+
+def _freeze_as_registered(canonical, registration, item, outcomes):
+    """The content's own pre-registration: a set the file dates (`registered_on`) is frozen
+    as of that day, the decision the method lead recorded in the content (README,
+    "Representative platforms"). A draft someone edited since it was loaded stays a draft
+    for the admin's four-eyes freeze: the file cannot vouch for what it did not write."""
+    edited = "kept" in outcomes or registration.platforms.count() != len(item["candidates"])
+    if edited:
+        canonical.report(
+            _("%(registration)s: edited since it was loaded, left as a draft to pre-register")
+            % {"registration": registration}
+        )
+        return
+    on = item["registered_on"]
+    registration.status = RegistrationStatus.REGISTERED
+    registration.registered_at = datetime.datetime(on.year, on.month, on.day, tzinfo=datetime.UTC)
+    registration.save(update_fields=["status", "registered_at"])
 
 
 def _load_edition(canonical, market, data, edition):

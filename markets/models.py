@@ -10,6 +10,7 @@ from mica.vocabulary import (
     DiagnosticAxis,
     LocalityCondition,
 )
+from mica.workflows import DecisionEvent
 
 MARKET_CODE_VALIDATOR = RegexValidator(r"^[A-Z]{2}$", _("A market code is two capital letters."))
 
@@ -244,10 +245,17 @@ class PlatformRegistration(models.Model):
         verbose_name = _("platform registration")
         verbose_name_plural = _("platform registrations")
         constraints = [
+            # One set in force and at most one draft (a new set, or the replacement of
+            # the set in force) per family: the draft is frozen by someone else.
             models.UniqueConstraint(
                 fields=["market_edition", "task_family"],
-                condition=~Q(status="superseded"),
-                name="one_live_registration_per_family",
+                condition=Q(status="registered"),
+                name="one_registered_set_per_family",
+            ),
+            models.UniqueConstraint(
+                fields=["market_edition", "task_family"],
+                condition=Q(status="draft"),
+                name="one_draft_set_per_family",
             ),
             models.CheckConstraint(
                 condition=Q(supersedes__isnull=True) | ~Q(supersede_reason=""),
@@ -261,6 +269,17 @@ class PlatformRegistration(models.Model):
     @property
     def frozen(self):
         return self.status != RegistrationStatus.DRAFT
+
+    @property
+    def is_replacement_draft(self):
+        return self.status == RegistrationStatus.DRAFT and self.supersedes_id is not None
+
+
+# The registrations a reader is shown: the set in force, or a first draft. A superseded
+# set is history, and the draft replacing a set in force is staff's until it is frozen.
+LIVE_REGISTRATION = ~Q(status=RegistrationStatus.SUPERSEDED) & ~Q(
+    status=RegistrationStatus.DRAFT, supersedes__isnull=False
+)
 
 
 class PlatformKind(models.TextChoices):
@@ -302,6 +321,70 @@ class RepresentativePlatform(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class OutageState(models.TextChoices):
+    REPORTED = "reported", _("Reported")
+    ACCEPTED = "accepted", _("Accepted")
+    REJECTED = "rejected", _("Rejected")
+
+
+class PlatformOutage(models.Model):
+    """A documented outage of a registered platform: what lets a run use the next
+    pre-registered fallback (seed: "A fallback is used only for a documented platform
+    outage, never because it is easier for one system"). It counts once staff other than
+    the person who reported it accepted it (markets.workflows)."""
+
+    platform = models.ForeignKey(
+        RepresentativePlatform,
+        on_delete=models.PROTECT,
+        related_name="outages",
+        verbose_name=_("platform that was down"),
+    )
+    first_day = models.DateField(_("down from"), help_text=_("The first day it was down."))
+    last_day = models.DateField(_("down until"), help_text=_("The last day it was down."))
+    evidence = models.TextField(
+        _("evidence of the outage"),
+        help_text=_(
+            "What shows the platform was down: its status page, error captures, the "
+            "operator's notice, with links."
+        ),
+    )
+    reported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("reported by"),
+    )
+    reported_at = models.DateTimeField(_("reported at"), auto_now_add=True)
+    state = models.CharField(
+        _("state"), max_length=10, choices=OutageState.choices, default=OutageState.REPORTED
+    )
+
+    class Meta:
+        ordering = ["-first_day", "pk"]
+        verbose_name = _("platform outage")
+        verbose_name_plural = _("platform outages")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(last_day__gte=models.F("first_day")), name="outage_ends_after_start"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.platform} · {self.first_day:%Y-%m-%d}–{self.last_day:%Y-%m-%d}"
+
+
+class OutageEvent(DecisionEvent):
+    """A decision on an outage record: accepted or rejected, by whom and why."""
+
+    outage = models.ForeignKey(
+        PlatformOutage, on_delete=models.CASCADE, related_name="events", verbose_name=_("outage")
+    )
+
+    class Meta(DecisionEvent.Meta):
+        verbose_name = _("outage decision")
+        verbose_name_plural = _("outage decisions")
 
 
 # The datasheet's texts, in the order a market page and the content file give them.

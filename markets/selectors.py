@@ -4,6 +4,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from markets.models import (
+    LIVE_REGISTRATION,
     Hazard,
     IntegrationSituation,
     LocalChange,
@@ -11,7 +12,6 @@ from markets.models import (
     MarketCompetence,
     MarketEdition,
     PlatformRegistration,
-    RegistrationStatus,
     RepresentativePlatform,
 )
 from mica.methodology.selectors import edition_current
@@ -48,7 +48,7 @@ def datasheet_figures():
         "figure_families": _counted(
             PlatformRegistration,
             "task_family",
-            ~Q(status=RegistrationStatus.SUPERSEDED),
+            LIVE_REGISTRATION,
         ),
     }
 
@@ -56,9 +56,7 @@ def datasheet_figures():
 def market_edition_list(edition=None):
     """Market editions of an edition (the current one by default), with everything they hold."""
     edition = edition or edition_current()
-    live_registrations = PlatformRegistration.objects.exclude(
-        status=RegistrationStatus.SUPERSEDED
-    ).prefetch_related(
+    live_registrations = PlatformRegistration.objects.filter(LIVE_REGISTRATION).prefetch_related(
         Prefetch("platforms", queryset=RepresentativePlatform.objects.order_by("rank"))
     )
     return (

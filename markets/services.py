@@ -7,14 +7,17 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from markets.models import (
+    LIVE_REGISTRATION,
     IntegrationSituation,
     MarketEdition,
     PlatformRegistration,
     RegistrationStatus,
+    RepresentativePlatform,
 )
 from markets.selectors import competent_market_codes, datasheet_figures
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.methodology.services import placeholder_errors
+from mica.text import plain
 from mica.vocabulary import (
     COVERAGE_DIMENSIONS,
     TASK_FAMILY_IDS,
@@ -185,10 +188,51 @@ def require_editable_edition(edition):
 
 
 # --- Platform registrations ----------------------------------------------------
+#
+# Seed: "The selected platform, version, snapshot date and ordered fallback list are
+# fixed before systems run." A set is drafted (created, its platforms edited), then
+# frozen ("pre-registered") by someone who did not draft it, four eyes as in every
+# review. A frozen set changes only through a replacement: a draft that names the set
+# it supersedes and why, frozen in turn by someone who did not draft it, at which
+# moment the old set becomes history.
+
+
+def registration_drafters(registration):
+    """The people who saved the draft set or any of its platforms (their revisions);
+    a content load saves as nobody."""
+    drafted = set(
+        registration.history.filter(status=RegistrationStatus.DRAFT).values_list(
+            "history_user_id", flat=True
+        )
+    )
+    drafted |= set(
+        RepresentativePlatform.history.filter(registration_id=registration.pk).values_list(
+            "history_user_id", flat=True
+        )
+    )
+    return drafted - {None}
+
+
+def _require_not_drafter(registration, actor):
+    if getattr(actor, "pk", None) in registration_drafters(registration):
+        raise PermissionRefused(
+            _(
+                "Nobody freezes a platform set they drafted: someone else with a competence "
+                "for this market pre-registers it."
+            )
+        )
+
+
+def _saved_by(record, actor):
+    """Save `record` with `actor` named in its revision (a service runs outside a request)."""
+    record._history_user = actor if getattr(actor, "pk", None) else None
+    record.save()
+    return record
 
 
 def platform_registration_register(*, registration_id, actor):
-    """Pre-register a draft set of platforms: from now on it is frozen."""
+    """Pre-register a draft set of platforms: from now on it is frozen. A draft that
+    replaces a set in force takes its place, and the old set is superseded."""
     with transaction.atomic():
         registration = PlatformRegistration.objects.select_for_update().get(pk=registration_id)
         require_market_competence(actor, registration.market_edition.market.code)
@@ -196,44 +240,77 @@ def platform_registration_register(*, registration_id, actor):
             raise InvalidTransition(_("This platform set is already pre-registered."))
         if not registration.platforms.exists():
             raise ValidationFailed(_("A registration needs at least one platform."))
+        _require_not_drafter(registration, actor)
+        if registration.supersedes_id is not None:
+            _supersede(registration.supersedes_id, actor)
+        elif _in_force(registration).exists():
+            raise InvalidTransition(
+                _(
+                    "A set is already in force for this family: start a replacement of it, "
+                    "which says why, instead."
+                )
+            )
         registration.status = RegistrationStatus.REGISTERED
         registration.registered_at = timezone.now()
         registration.registered_by = actor if getattr(actor, "pk", None) else None
-        registration.save()
+        _saved_by(registration, actor)
     return registration
 
 
-def platform_registration_supersede(*, registration_id, reason_en, reason_ko, platforms, actor):
-    """Replace a frozen set by a new pre-registration that names its reason.
+def _in_force(registration):
+    return PlatformRegistration.objects.filter(
+        market_edition=registration.market_edition_id,
+        task_family=registration.task_family,
+        status=RegistrationStatus.REGISTERED,
+    )
 
-    `platforms` is a list of dicts of RepresentativePlatform fields, in rank order.
-    """
-    if not (reason_en or "").strip() or not (reason_ko or "").strip():
+
+def _supersede(registration_id, actor):
+    old = PlatformRegistration.objects.select_for_update().get(pk=registration_id)
+    if old.status != RegistrationStatus.REGISTERED:
+        raise InvalidTransition(_("Only a pre-registered platform set can be superseded."))
+    old.status = RegistrationStatus.SUPERSEDED
+    _saved_by(old, actor)
+
+
+def platform_registration_draft_replacement(*, registration_id, reason_en, reason_ko, actor):
+    """Start replacing a frozen set: a draft copy of its platforms that names the set it
+    supersedes and why, in English and Korean. The old set stays in force until someone
+    other than the drafter freezes the replacement."""
+    reason_en, reason_ko = plain(reason_en), plain(reason_ko)
+    if not reason_en or not reason_ko:
         raise ValidationFailed(
             _("Superseding a registration needs a reason in English and Korean."),
             field_errors={"supersede_reason": [_("Give the reason in both languages.")]},
         )
-    if not platforms:
-        raise ValidationFailed(_("A registration needs at least one platform."))
     with transaction.atomic():
         old = PlatformRegistration.objects.select_for_update().get(pk=registration_id)
         require_market_competence(actor, old.market_edition.market.code)
         if old.status != RegistrationStatus.REGISTERED:
             raise InvalidTransition(_("Only a pre-registered platform set can be superseded."))
-        old.status = RegistrationStatus.SUPERSEDED
-        old.save(update_fields=["status"])
-        new = PlatformRegistration.objects.create(
+        drafts = PlatformRegistration.objects.filter(
             market_edition=old.market_edition,
             task_family=old.task_family,
-            status=RegistrationStatus.REGISTERED,
-            registered_at=timezone.now(),
-            registered_by=actor if getattr(actor, "pk", None) else None,
-            supersedes=old,
-            supersede_reason_en=reason_en,
-            supersede_reason_ko=reason_ko,
+            status=RegistrationStatus.DRAFT,
         )
-        for rank, platform in enumerate(platforms, start=1):
-            new.platforms.create(rank=rank, **platform)
+        if drafts.exists():
+            raise InvalidTransition(
+                _("A draft set for this family already exists: edit it, or delete it first.")
+            )
+        new = _saved_by(
+            PlatformRegistration(
+                market_edition=old.market_edition,
+                task_family=old.task_family,
+                supersedes=old,
+                supersede_reason_en=reason_en,
+                supersede_reason_ko=reason_ko,
+            ),
+            actor,
+        )
+        for platform in old.platforms.order_by("rank"):
+            platform.pk = platform.id = None
+            platform.registration = new
+            _saved_by(platform, actor)
     return new
 
 
@@ -280,7 +357,7 @@ def market_editions_copy(*, source, target):
             _copy(change, market_edition=copied)
         for situation in old.situations.order_by("pk"):
             _copy(situation, market_edition=copied)
-        live = old.platform_registrations.exclude(status=RegistrationStatus.SUPERSEDED)
+        live = old.platform_registrations.filter(LIVE_REGISTRATION)
         for registration in live.order_by("pk"):
             _copy_registration(registration, copied)
         for one_to_one in ("datasheet", "data_statement"):

@@ -218,9 +218,19 @@ def test_a_frozen_registration_is_not_reverted_and_a_late_refusal_is_shown(
     from markets.services import platform_registration_register
     from mica.history_admin import HistoryAdmin
 
-    registration = PlatformRegistration.objects.filter(
-        status="draft", market_edition__edition__status="draft"
-    ).first()
+    # The shipped sets are pre-registered: a draft replacing one of them.
+    frozen = PlatformRegistration.objects.filter(market_edition__edition__status="draft").first()
+    registration = PlatformRegistration.objects.create(
+        market_edition=frozen.market_edition,
+        task_family=frozen.task_family,
+        supersedes=frozen,
+        supersede_reason_en="A test.",
+        supersede_reason_ko="시험.",
+    )
+    platform = frozen.platforms.get(rank=1)
+    platform.pk = platform.id = None
+    platform.registration = registration
+    platform.save()
     first = registration.history.earliest()
     revision_url = admin_url(registration, "simple_history", first.history_id)
     page = client.get(revision_url)

@@ -1185,6 +1185,15 @@ ADMIN_ADD = {
         },
         "market_edition",
     ),
+    "markets.PlatformOutage": Add(
+        lambda ctx, tag: {
+            "platform": a_registered_platform(ctx).pk,
+            "first_day": TODAY,
+            "last_day": TODAY,
+            "evidence": f"https://status.example/census-{tag}",
+        },
+        "evidence",
+    ),
     "methodology.Chapter": Add(
         lambda ctx, tag: {
             **section(ctx, tag),
@@ -1767,6 +1776,80 @@ def case_pre_register(ctx):
             pk=registration.pk, status="registered", registered_at__isnull=False
         ),
     )
+
+
+def case_start_replacement(ctx):
+    """A frozen platform set's replacement is drafted by its admin action, with the reason
+    in English and Korean asked on the page the action opens.
+
+    Nothing acknowledged is lost: "A draft replacing … is ready to edit" means the draft,
+    naming the set it supersedes and why, and its platforms are committed.
+    """
+    from markets.models import PlatformRegistration
+
+    frozen = PlatformRegistration.objects.create(
+        market_edition=an_old_market_edition(ctx),
+        task_family="email-calendar",
+        status="registered",
+    )
+    _a_platform(frozen)
+    # The draft names the set it supersedes, which protects it: gone first.
+    ctx.later(lambda: PlatformRegistration.objects.filter(supersedes=frozen).delete())
+    browser = ctx.client(ctx.lead)
+    asked = run_action(ctx, browser, PlatformRegistration, "start_replacement", [frozen.pk])
+    data = {
+        **form_of(asked),
+        "reason_en": "The primary closed its calendar.",
+        "reason_ko": "주 플랫폼이 캘린더를 닫았습니다.",
+    }
+    response = browser.post(admin_url(PlatformRegistration, "changelist"), data)
+    action_succeeded(browser, response)
+    [draft] = committed(
+        ctx,
+        PlatformRegistration.objects.filter(
+            supersedes=frozen, status="draft", supersede_reason_ko=data["reason_ko"]
+        ),
+    )
+    committed(ctx, _model("markets.RepresentativePlatform").objects.filter(registration=draft))
+
+
+def a_registered_platform(ctx):
+    """The primary platform of KR's shipped e-mail and calendar set (pre-registered)."""
+    return _model("markets.RepresentativePlatform").objects.get(
+        registration__market_edition__market__code="KR",
+        registration__market_edition__edition=ctx.edition(),
+        registration__task_family="email-calendar",
+        registration__status="registered",
+        rank=1,
+    )
+
+
+def case_outage_decision(ctx):
+    """Staff other than its reporter accept a platform outage from its admin page.
+
+    Nothing acknowledged is lost: the redirect after "Save" means the new state and the
+    decision's OutageEvent are committed.
+    """
+    from markets.models import OutageEvent, PlatformOutage
+    from markets.workflows import outage_report
+
+    outage = outage_report(
+        platform=a_registered_platform(ctx),
+        first_day=TODAY,
+        last_day=TODAY,
+        evidence="https://status.example/census",
+        actor=ctx.lead,
+    )
+    ctx.later(lambda: (outage.events.all().delete(), outage.delete()))
+    decide_in_admin(
+        ctx,
+        PlatformOutage,
+        outage,
+        {"decision": "accept", "reason": "The status page agrees."},
+        user=ctx.world.second_lead,
+    )
+    committed(ctx, PlatformOutage.objects.filter(pk=outage.pk, state="accepted"))
+    committed(ctx, OutageEvent.objects.filter(outage=outage, actor=ctx.world.second_lead))
 
 
 def _a_platform(registration):
@@ -2559,6 +2642,7 @@ DECISIONS = {
     "methodology.ChapterItem": case_claim_edit,
     "submissions.Challenge": case_challenge_decision,
     "submissions.SystemSubmission": case_system_submission_decision,
+    "markets.PlatformOutage": case_outage_decision,
 }
 
 DELETE_NOT_OFFERED = {
@@ -2570,6 +2654,7 @@ DELETE_NOT_OFFERED = {
     "submissions.SystemSnapshot": "a snapshot is immutable and referenced by its results",
     "governance.Withdrawal": "a withdrawn figure stays visible as withdrawn",
     "governance.DisclosureStatement": "the register keeps every statement, superseded ones too",
+    "markets.PlatformOutage": "an outage record is the ground of the decisions on it: it stays",
 }
 
 
@@ -2676,6 +2761,9 @@ CENSUS = {
     ("admin-action", "catalogue.LocalReview:approve"): review_action_case(
         "approve", "in-review", competent_reviewer, "approved"
     ),
+    ("admin-action", "catalogue.LocalReview:resubmit"): review_action_case(
+        "resubmit", "voided", competent_author, "in-review"
+    ),
     ("admin-action", "catalogue.TaskDefinition:promote"): case_promote,
     ("admin-action", "catalogue.TaskDefinition:retire"): case_retire,
     ("admin-action", "catalogue.TaskVersion:promote_task"): case_promote_task_on_a_version,
@@ -2683,6 +2771,7 @@ CENSUS = {
     ("admin-action", "submissions.Attempt:invalidate"): case_invalidate_attempt,
     ("admin-action", "submissions.Attempt:reverse_invalidation"): case_reverse_invalidation,
     ("admin-action", "markets.PlatformRegistration:pre_register"): case_pre_register,
+    ("admin-action", "markets.PlatformRegistration:start_replacement"): case_start_replacement,
     ("admin-action", "methodology.ChapterItem:approve_korean"): case_approve_korean,
     ("admin-action", "methodology.Edition:start_draft"): case_start_draft,
     ("admin-action", "methodology.Edition:publish"): case_publish,
