@@ -3,8 +3,13 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.formats import date_format
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.text import capfirst
+from django.utils.timezone import localtime
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import (
     TranslationAdmin,
@@ -13,8 +18,8 @@ from modeltranslation.admin import (
 
 from catalogue import models
 from catalogue.access import HoldoutScopedAdmin, task_versions_visible
-from catalogue.admin_forms import TaskVersionAdminForm
-from catalogue.rules import require_author_for, task_version_hash
+from catalogue.admin_forms import ReviewAnchorField, TaskVersionAdminForm, review_anchor_labels
+from catalogue.rules import require_author_for, task_validation_checklist, task_version_hash
 from catalogue.selectors import review_drafts_of, reviews_awaiting
 from catalogue.services import (
     review_comment_add,
@@ -220,10 +225,39 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
         ):
             self.message_user(request, _("%(version)s is now current.") % {"version": version})
 
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.validation_event() is not None:
+            fields += [name for name in models.REFERENCE_FIELDS if name not in fields]
+        return fields
+
+    def get_fieldsets(self, request, obj=None):
+        """The references in a section of their own, which says why they are fixed once
+        the version is validated and what an edit of them does before."""
+        fieldsets = super().get_fieldsets(request, obj)
+        references = [*models.REFERENCE_FIELDS]
+        rest = [
+            (name, {**options, "fields": [f for f in options["fields"] if f not in references]})
+            for name, options in fieldsets
+        ]
+        section = (
+            _("Speed and cost references"),
+            {"fields": references, "description": _references_note(obj)},
+        )
+        return [*rest, section]
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None:
+            # The rules promotion judges, as they stand for the saved version.
+            context["validation_checklist"] = task_validation_checklist(obj)
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         # The hash covers clauses and applicability too, so it is taken after the inlines.
-        task_version_touch(version=form.instance, actor=request.user)
+        version = task_version_touch(version=form.instance, actor=request.user)
+        if version.reviews_voided:
+            self.message_user(request, _voided_message(version.reviews_voided), messages.WARNING)
 
     def get_urls(self):
         matrix = self.admin_site.admin_view(self.translation_status_view)
@@ -260,6 +294,38 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
                 "opts": self.model._meta,
             },
         )
+
+
+def _references_note(version):
+    """Why the references can or cannot be edited, in the editor's language."""
+    event = version.validation_event() if version is not None else None
+    if event is None:
+        return _(
+            "Pre-registered for this version and never derived from the cohort being "
+            "scored. Local reviewers approve them with the rest of the version: an edit "
+            "of them voids an approval. Once the version is validated they are fixed."
+        )
+    return gettext(
+        "Fixed: this version was validated on %(date)s, and its references were "
+        "pre-registered for it. Different references need a new version."
+    ) % {"date": date_format(localtime(event.at), "DATE_FORMAT")}
+
+
+def _voided_message(reviews):
+    """What the editor is told when the save voided approvals: which, and what next."""
+    names = ", ".join(review_name(review) for review in reviews)
+    link = format_html(
+        '<a href="{}?state__exact={}">{}</a>',
+        reverse("admin:catalogue_localreview_changelist"),
+        models.ReviewState.VOIDED,
+        gettext("the voided reviews"),
+    )
+    text = gettext(
+        "This edit voided the approval of %(reviews)s: the content the reviewer approved "
+        "has changed. When the version is ready, resubmit the review from %(link)s "
+        "(action “Resubmit for review”), and a reviewer approves the new content."
+    )
+    return mark_safe(escape(text) % {"reviews": escape(names), "link": link})
 
 
 def _complete(version, language):
@@ -347,6 +413,7 @@ def review_name(review):
 # Each quotes the state the review is in after the move.
 MOVE_DONE = {
     "submit": _("Submitted for review: %(review)s. It is now “%(state)s”."),
+    "resubmit": _("Resubmitted for review: %(review)s. It is now “%(state)s”."),
     "request_changes": _("Changes requested on %(review)s. It is now “%(state)s”."),
     "approve": _("Approved: %(review)s. It is now “%(state)s”."),
 }
@@ -368,9 +435,17 @@ def review_admin_action(action):
 
 
 class ReviewCommentForm(forms.ModelForm):
-    """A new comment, checked by the service that writes it."""
+    """A new comment, checked by the service that writes it; what it is about is chosen
+    from a list, never typed."""
 
     actor = None  # set per request by the inline
+    anchor = ReviewAnchorField(
+        label=_("anchored to"),
+        help_text=_(
+            "Choose the part of the task version, or the section of the methodology, "
+            "that the comment is about."
+        ),
+    )
 
     class Meta:
         model = models.ReviewComment
@@ -435,12 +510,34 @@ class ReviewCommentInline(_CommentInline):
 
     form = ReviewCommentResolveForm
     extra = 0
-    fields = ("anchor", "body", "author", "created_at", "resolved_at", "resolved_by", "resolve")
-    readonly_fields = ("anchor", "body", "author", "created_at", "resolved_at", "resolved_by")
+    fields = (
+        "anchored_to",
+        "body",
+        "author",
+        "created_at",
+        "resolved_at",
+        "resolved_by",
+        "resolve",
+    )
+    readonly_fields = (
+        "anchored_to",
+        "body",
+        "author",
+        "created_at",
+        "resolved_at",
+        "resolved_by",
+    )
     verbose_name_plural = _("comments")
 
     def has_add_permission(self, request, obj=None):
         return False
+
+    @admin.display(description=_("anchored to"))
+    def anchored_to(self, comment):
+        # One reading of the list for the page's comments (an inline serves one request).
+        if not hasattr(self, "_anchor_labels"):
+            self._anchor_labels = review_anchor_labels()
+        return self._anchor_labels.get(comment.anchor, comment.anchor)
 
 
 class NewReviewCommentInline(_CommentInline):

@@ -4,10 +4,14 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.models import ContractClause, MarketApplicability, TaskVersion
+from catalogue.services import REVIEW_ANCHOR_FIELDS
 from mica.admin_fields import CodeListField
 from mica.bilingual import LANGUAGES
+from mica.methodology.selectors import edition_current, section_outline
 from mica.vocabulary import DiagnosticAxis, EvidenceType, LocalityCondition
 
 # The kinds of parameter catalogue.instances draws values for, and what each needs.
@@ -178,3 +182,51 @@ class TaskVersionAdminForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for name in ("evidence_requirements", "diagnostic_axes", "locality_conditions"):
             self.fields[name].keep(getattr(self.instance, name, None))
+
+
+# --- What a review comment is about ---------------------------------------------------
+
+# The parts of a version that are not one of its fields, named as the version's page
+# names them.
+PART_LABELS = {
+    "clauses": ContractClause._meta.verbose_name_plural,
+    "applicability": MarketApplicability._meta.verbose_name_plural,
+    "references": _("speed and cost references"),
+}
+
+
+def review_anchor_fields():
+    """(anchor, label) of each part of a task version a comment can be about."""
+    return [
+        (name, capfirst(PART_LABELS.get(name) or TaskVersion._meta.get_field(name).verbose_name))
+        for name in REVIEW_ANCHOR_FIELDS
+    ]
+
+
+def review_anchor_choices():
+    """The list a comment's anchor is chosen from: the version's parts, then every
+    section of the current edition, grouped as the methodology reads."""
+    return [
+        ("", "---------"),
+        (_("Parts of the task version"), review_anchor_fields()),
+        *section_outline(edition_current()),
+    ]
+
+
+def review_anchor_labels():
+    """{anchor: how a person reads it}: the part's name, or the section's words and id."""
+    return {
+        value: label for _group, options in review_anchor_choices()[1:] for value, label in options
+    }
+
+
+class ReviewAnchorField(forms.ChoiceField):
+    """Chosen from a list; whether the choice is allowed is the rule of the service that
+    writes the comment (catalogue.services.review_anchor_error), which this field leaves
+    to it rather than judging a second time."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=review_anchor_choices, **kwargs)
+
+    def valid_value(self, value):
+        return True

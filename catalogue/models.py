@@ -1,10 +1,13 @@
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import gettext_noop
 
+from mica.errors import InvalidTransition
 from mica.workflows import DecisionEvent
 
 SEMVER_VALIDATOR = RegexValidator(r"^\d+\.\d+\.\d+$", _("Use a semantic version such as 1.0.0."))
@@ -115,6 +118,56 @@ class ReferenceStatus(models.TextChoices):
     REGISTERED = "registered", _("Registered")
 
 
+# Seed: "Speed and cost references are pre-registered per task version and never
+# re-derived from the cohort being scored." Once a version is validated they are fixed
+# for good: a different reference is a new version.
+REFERENCE_FIELDS = (
+    "reference_status",
+    "reference_method",
+    "reference_sample_size",
+    "speed_reference_seconds",
+    "cost_reference_usd",
+)
+# The method lead's decisions that validate a version (catalogue.workflows.TASK_TRANSITIONS):
+# the task promoted on it, or it made the task's current version.
+VALIDATING_ACTIONS = ("promote", "make_current")
+
+
+def _fixed(value, places):
+    """A decimal as its column stores it ("240.00"), whether read back or just typed."""
+    return None if value in (None, "") else f"{Decimal(str(value)):.{places}f}"
+
+
+def references_refused(version):
+    return InvalidTransition(
+        gettext(
+            "%(version)s is validated: its speed and cost references were pre-registered "
+            "and no longer change. Register different references on a new version."
+        )
+        % {"version": version},
+        field_errors={
+            name: [gettext("Validated: pre-registered and fixed.")] for name in REFERENCE_FIELDS
+        },
+    )
+
+
+class TaskVersionQuerySet(models.QuerySet):
+    def validated(self):
+        """Versions a decision of the method lead validated."""
+        decisions = TaskEvent.objects.filter(action__in=VALIDATING_ACTIONS).values("version")
+        return self.filter(pk__in=decisions)
+
+    def update(self, **values):
+        """No update moves the references of a validated version (the model-level guard
+        of TaskVersion.save, for writes that do not go through it)."""
+        references = {name: value for name, value in values.items() if name in REFERENCE_FIELDS}
+        if references:
+            changed = self.validated().exclude(**references).first()
+            if changed is not None:
+                raise references_refused(changed)
+        return super().update(**values)
+
+
 class TaskVersion(models.Model):
     """The content of a task at one semantic version: its contract and design fields."""
 
@@ -166,6 +219,8 @@ class TaskVersion(models.Model):
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
+    objects = TaskVersionQuerySet.as_manager()
+
     class Meta:
         ordering = ["definition", "-created_at", "-pk"]
         verbose_name = _("task version")
@@ -193,6 +248,41 @@ class TaskVersion(models.Model):
 
     def __str__(self):
         return f"{self.definition.slug} {self.version}"
+
+    def save(self, *args, **kwargs):
+        fields = kwargs.get("update_fields")
+        if self.pk is not None and (fields is None or set(fields) & set(REFERENCE_FIELDS)):
+            self._references_guard()
+        super().save(*args, **kwargs)
+
+    def _references_guard(self):
+        stored = TaskVersion.objects.filter(pk=self.pk).values(*REFERENCE_FIELDS).first()
+        if stored is None or _references(stored) == self.references():
+            return
+        if self.validation_event() is not None:
+            raise references_refused(self)
+
+    def references(self):
+        """The pre-registered references as plain values, the same however they were set."""
+        return _references({name: getattr(self, name) for name in REFERENCE_FIELDS})
+
+    def validation_event(self):
+        """The method lead's first decision that validated this version, or None."""
+        if self.pk is None:
+            return None
+        events = TaskEvent.objects.filter(version_id=self.pk, action__in=VALIDATING_ACTIONS)
+        return events.order_by("at", "pk").first()
+
+
+def _references(values):
+    sample = values["reference_sample_size"]
+    return {
+        "status": values["reference_status"],
+        "method": values["reference_method"],
+        "sample_size": None if sample in (None, "") else int(sample),
+        "speed_seconds": _fixed(values["speed_reference_seconds"], 2),
+        "cost_usd": _fixed(values["cost_reference_usd"], 4),
+    }
 
 
 class ClauseKind(models.TextChoices):

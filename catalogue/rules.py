@@ -2,8 +2,10 @@
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from catalogue.models import ClauseKind, ReviewState
 from markets.models import CompetenceRole
@@ -42,6 +44,9 @@ def task_version_content(version):
         "diagnostic_axes": version.diagnostic_axes,
         "locality_conditions": version.locality_conditions,
         "parameter_schema": version.parameter_schema,
+        # Seed: "Speed and cost references are pre-registered per task version": what a
+        # reviewer approves, so an edit of them voids the approval as any other edit does.
+        "references": version.references(),
         "clauses": [
             {"kind": c.kind, **_bilingual(c, "text")}
             for c in version.clauses.order_by("kind", "position", "pk")
@@ -125,7 +130,7 @@ def require_reviewer_for(review, actor):
 # --- Promotion ----------------------------------------------------------------
 
 
-def _design_gaps(version):
+def _design_gaps(version, applicability):
     fields = [
         ("surface", _("surface")),
         ("termination_class", _("termination class")),
@@ -153,13 +158,13 @@ def _applicability_gaps(version, applicability):
     return gaps
 
 
-def _reference_gaps(version):
+def _reference_gaps(version, applicability):
     if version.reference_status != "registered":
         return [_("speed and cost references are still calibration-pending")]
     return []
 
 
-def _contract_gaps(version):
+def _contract_gaps(version, applicability):
     kinds = {clause.kind for clause in version.clauses.all()}
     labels = {
         ClauseKind.OBLIGATION: _("obligations"),
@@ -173,17 +178,90 @@ def _contract_gaps(version):
     ]
 
 
-def _review_gaps(version, applicable_codes):
-    approved = {
-        review.market.code
-        for review in version.reviews.filter(state=ReviewState.APPROVED).select_related("market")
-        if review.approved_hash == task_version_hash(version)
-    }
+def _review_gaps(version, applicability):
+    applying = {a.market.code for a in applicability if a.applies}
+    approvals = list(version.reviews.filter(state=ReviewState.APPROVED).select_related("market"))
+    current = task_version_hash(version) if approvals else None
+    approved = {review.market.code for review in approvals if review.approved_hash == current}
     return [
         _("no approved local review in %(market)s") % {"market": code}
-        for code in applicable_codes
-        if code not in approved
+        for code in MARKET_ORDER
+        if code in applying and code not in approved
     ]
+
+
+@dataclass(frozen=True)
+class ValidationRule:
+    """One rule a version must meet to be validated: what it asks, in the editor's
+    language, and `gaps(version, applicability)`, each unmet part as a phrase.
+
+    `before_review`: a local review cannot meet it, so it holds before one is submitted;
+    a reviewer then approves content that can be validated as it stands.
+    """
+
+    code: str
+    statement: str
+    gaps: object
+    before_review: bool = True
+
+
+# PORTAL.md: promotion "needs: surface, termination class, declared complexity,
+# diagnostic axes, market applicability for all six markets …, registered speed and
+# cost references …, an approved local review in every applicable market, and a
+# contract with obligations, invariants and prohibited states". In the order the
+# refusals name them.
+VALIDATION_RULES = (
+    ValidationRule(
+        "design",
+        gettext_lazy("Surface, termination class, declared complexity and diagnostic axes"),
+        _design_gaps,
+    ),
+    ValidationRule(
+        "applicability",
+        gettext_lazy("Market applicability stated once for each of the six markets"),
+        _applicability_gaps,
+    ),
+    ValidationRule(
+        "references",
+        gettext_lazy("Speed and cost references registered for this version"),
+        _reference_gaps,
+    ),
+    ValidationRule(
+        "local-review",
+        gettext_lazy("An approved local review of this content in every market it applies in"),
+        _review_gaps,
+        before_review=False,
+    ),
+    ValidationRule(
+        "contract",
+        gettext_lazy("A contract with obligations, invariants and prohibited states"),
+        _contract_gaps,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ChecklistItem:
+    rule: ValidationRule
+    gaps: list
+
+    @property
+    def met(self):
+        return not self.gaps
+
+
+def task_validation_checklist(version, rules=VALIDATION_RULES):
+    """Each rule of validation with what `version` still lacks to meet it: the one
+    judgement the version's page, review submission and promotion all read."""
+    applicability = list(version.applicability.select_related("market"))
+    return [ChecklistItem(rule, rule.gaps(version, applicability)) for rule in rules]
+
+
+def task_review_submission_gaps(version):
+    """What `version` lacks that no local review can supply; empty when a review of it
+    may be submitted."""
+    rules = [rule for rule in VALIDATION_RULES if rule.before_review]
+    return [gap for item in task_validation_checklist(version, rules) for gap in item.gaps]
 
 
 def task_promotion_gaps(definition, version=None):
@@ -192,12 +270,4 @@ def task_promotion_gaps(definition, version=None):
     version = version or definition.current_version
     if version is None:
         return [_("the task has no version")]
-    applicability = list(version.applicability.select_related("market"))
-    applicable = [a.market.code for a in applicability if a.applies]
-    return (
-        _design_gaps(version)
-        + _applicability_gaps(version, applicability)
-        + _reference_gaps(version)
-        + _review_gaps(version, [c for c in MARKET_ORDER if c in applicable])
-        + _contract_gaps(version)
-    )
+    return [gap for item in task_validation_checklist(version) for gap in item.gaps]

@@ -1,12 +1,22 @@
 """Reads of the catalogue. `task_public_list` is the one door the public goes through."""
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Prefetch, Q, QuerySet, prefetch_related_objects
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    prefetch_related_objects,
+)
 from django.utils.translation import gettext
 
 from catalogue.access import holdout_access, visible_tasks
 from catalogue.models import (
     APPLYING,
+    OPEN_REVIEW_STATES,
     ContractClause,
     Lifecycle,
     LocalReview,
@@ -198,8 +208,10 @@ def task_public_get(slug):
 
 def task_pages_read(slugs):
     """The public tasks among `slugs` with all their own pages show: their contracts, their
-    versions newest first (`versions_newest`), the local reviews of the current version
-    (its `reviews_shown`) and the exposure record; in seven queries however many."""
+    versions newest first (`versions_newest`), the approvals in force of the current
+    version (its `reviews_shown`: approved, of the content as it stands, so neither a
+    voided approval nor a round in progress) and the exposure record; in seven queries
+    however many."""
     return list(
         task_public_list()
         .filter(slug__in=slugs)
@@ -211,7 +223,9 @@ def task_pages_read(slugs):
             ),
             Prefetch(
                 "current_version__reviews",
-                queryset=LocalReview.objects.select_related("market"),
+                queryset=LocalReview.objects.filter(
+                    state=ReviewState.APPROVED, approved_hash=F("version__content_hash")
+                ).select_related("market"),
                 to_attr="reviews_shown",
             ),
             "exposures",
@@ -281,7 +295,18 @@ def _awaiting(user, markets):
 
 
 def _drafts(user):
-    return Q(author=user, state__in=[ReviewState.DRAFT, ReviewState.CHANGES_REQUESTED])
+    """The author's own reviews that wait for them: drafts, reviews sent back for changes,
+    and reviews whose approval an edit voided, until a later round of the same version
+    and market (open or approved) takes their place."""
+    later_round = LocalReview.objects.filter(
+        version=OuterRef("version"),
+        market=OuterRef("market"),
+        state__in=[*OPEN_REVIEW_STATES, ReviewState.APPROVED],
+    )
+    return Q(author=user) & (
+        Q(state__in=[ReviewState.DRAFT, ReviewState.CHANGES_REQUESTED])
+        | (Q(state=ReviewState.VOIDED) & ~Exists(later_round))
+    )
 
 
 def reviews_awaiting(user):
@@ -291,7 +316,8 @@ def reviews_awaiting(user):
 
 
 def review_drafts_of(user):
-    """The author's queue: drafts not yet submitted and reviews sent back for changes."""
+    """The author's queue: drafts not yet submitted and reviews sent back, for changes
+    or by an edit that voided their approval."""
     return reviews_visible(user).filter(_drafts(user))
 
 

@@ -25,7 +25,11 @@ from mica.methodology.services import section_id_owner
 
 
 def task_version_touch(*, version, actor=None):
-    """Record an edit of a version: new hash, the editor noted, stale approvals voided."""
+    """Record an edit of a version: new hash, the editor noted, stale approvals voided.
+
+    The reviews it voided are left on the version as `reviews_voided`, for the editor
+    to be told what to do next."""
+    version.reviews_voided = []
     new_hash = task_version_hash(version)
     if new_hash == version.content_hash:
         return version
@@ -35,10 +39,11 @@ def task_version_touch(*, version, actor=None):
         if getattr(actor, "pk", None):
             version.editors.add(actor)
         stale = version.reviews.filter(state=ReviewState.APPROVED).exclude(approved_hash=new_hash)
-        for review in stale:
+        for review in stale.select_related("market"):
             review_transition(
                 review_id=review.pk, action="void", reason=_("The version changed after approval.")
             )
+            version.reviews_voided.append(review)
     return version
 
 
@@ -102,6 +107,7 @@ REVIEW_ANCHOR_FIELDS = (
     "diagnostic_axes",
     "locality_conditions",
     "parameter_schema",
+    "references",
     "clauses",
     "applicability",
 )

@@ -1,7 +1,7 @@
 """Local review and a task's life: each a table of (state, action) -> Move and one function
 that applies it."""
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 
@@ -18,6 +18,7 @@ from catalogue.rules import (
     require_author_for,
     require_reviewer_for,
     task_promotion_gaps,
+    task_review_submission_gaps,
     task_version_hash,
 )
 from catalogue.signals import review_moved
@@ -34,6 +35,9 @@ REVIEW_TRANSITIONS = {
     (S.IN_REVIEW, "approve"): Move(S.APPROVED, "reviewer"),
     # Any edit of the version after approval voids the approval.
     (S.APPROVED, "void"): Move(S.VOIDED, "system"),
+    # The edited content goes back to a reviewer with the review's comments and history:
+    # a voided approval is never a dead end.
+    (S.VOIDED, "resubmit"): Move(S.IN_REVIEW, "author"),
 }
 
 ACTION_LABELS = {
@@ -41,10 +45,13 @@ ACTION_LABELS = {
     "request_changes": _lazy("request changes"),
     "approve": _lazy("approve"),
     "void": _lazy("void"),
+    "resubmit": _lazy("resubmit for review"),
 }
 
 # Actions whose reason is the point of the move: "needs changes" says which changes.
 REASON_REQUIRED = {"request_changes"}
+# Actions that put content before a reviewer: only content a review can make valid.
+SUBMITTING = {"submit", "resubmit"}
 
 
 def _check_actor(review, role, actor):
@@ -53,6 +60,30 @@ def _check_actor(review, role, actor):
     elif role == "reviewer":
         require_reviewer_for(review, actor)
     return role
+
+
+def _check_submittable(version):
+    """Refuse a review of content that no approval could make valid: the rules a local
+    review does not meet, in the sentences the version's page and promotion use."""
+    gaps = task_review_submission_gaps(version)
+    if gaps:
+        raise ValidationFailed(
+            _("This version cannot go to a reviewer yet: %(gaps)s.") % {"gaps": "; ".join(gaps)},
+            field_errors={"version": gaps},
+        )
+
+
+def _save_open(review):
+    """Save a review; reopening one beside another open review of the same version and
+    market is refused, as opening a second is."""
+    try:
+        with transaction.atomic():
+            review.save()
+    except IntegrityError as clash:
+        raise InvalidTransition(
+            _("This version already has an open review in %(market)s.")
+            % {"market": review.market.code}
+        ) from clash
 
 
 def review_transition(*, review_id, action, actor=None, reason=""):
@@ -75,13 +106,18 @@ def review_transition(*, review_id, action, actor=None, reason=""):
         if action in REASON_REQUIRED and not reason.strip():
             missing = _("Say which changes are needed: the author reads your request.")
             raise ValidationFailed(missing, field_errors={"reason": [missing]})
+        if action in SUBMITTING:
+            _check_submittable(review.version)
         content_hash = task_version_hash(review.version)
         source = review.state
         review.state = target
         if action == "approve":
             review.reviewer = actor
             review.approved_hash = content_hash
-        review.save()
+        if action == "resubmit":
+            # The old approval is in the review's events; this round has neither yet.
+            review.reviewer, review.approved_hash = None, ""
+        _save_open(review)
         event = ReviewEvent.objects.create(
             review=review,
             action=action,

@@ -248,6 +248,7 @@ def notify_claim_owners(challenge):
 # Whom each move of a local review calls on: the people who can take the next step.
 REVIEW_NEXT_STEP = {
     "submit": "deciders",
+    "resubmit": "deciders",
     "request_changes": "author",
     "approve": "author",
     "void": "author",
@@ -271,11 +272,15 @@ def _review_mail(review, event, holdout):
     subject = _("MICA local review #%(review)s (%(market)s): %(state)s") % names
     lines = {
         "submit": _("%(task)s waits for a local review in %(market)s; you can decide it."),
+        "resubmit": _(
+            "%(task)s was edited after its approval in %(market)s and waits for a local "
+            "review again; you can decide it."
+        ),
         "request_changes": _("A reviewer asks for changes to %(task)s in %(market)s."),
         "approve": _("%(task)s is approved for %(market)s."),
         "void": _(
             "The approval of %(task)s in %(market)s was voided by a later edit; "
-            "open a new review when it is ready."
+            "resubmit the review when the version is ready."
         ),
     }
     body = [lines[event.action] % names]

@@ -247,6 +247,16 @@ REFERENCES = dict(
 )
 
 
+def references_registered(version):
+    """`version` with its speed and cost references registered (REFERENCES) and its
+    content hash taken again, as an author registers them before a local review."""
+    from catalogue.models import TaskVersion
+    from catalogue.services import task_version_touch
+
+    TaskVersion.objects.filter(pk=version.pk).update(**REFERENCES)
+    return task_version_touch(version=TaskVersion.objects.get(pk=version.pk))
+
+
 def approve_locally(version_id, code):
     """A local author submits and an independent local reviewer approves (four eyes)."""
     from catalogue.models import LocalReview

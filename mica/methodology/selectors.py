@@ -4,6 +4,8 @@ import hashlib
 
 from django.db.models import Prefetch
 from django.utils import timezone
+from django.utils.text import Truncator
+from django.utils.translation import gettext as _
 
 from mica.bilingual import field_pair
 from mica.methodology import models
@@ -214,6 +216,55 @@ def pack_content(edition):
             for p in models.PolicyLine.objects.filter(edition=edition)
         ],
     }
+
+
+def _short(text, words=12):
+    return Truncator(" ".join((text or "").split())).words(words)
+
+
+def _section_group(label, records, text):
+    return (label, [(r.section_id, f"{_short(text(r))} ({r.section_id})") for r in records])
+
+
+def section_outline(edition):
+    """Every section id of `edition` as a person chooses one from a list: [(group label,
+    [(section id, label)])], each chapter with its items in reading order, then the
+    operational contract, the policy register, the glossary, the references and the
+    reading vocabulary. Labels are in the active language."""
+    if edition is None:
+        return []
+    groups = []
+    for chapter in chapter_list(edition):
+        heading = f"{chapter.number}. {chapter.title}"
+        groups.append(
+            (heading, [(chapter.section_id, f"{_short(heading)} ({chapter.section_id})")])
+        )
+        groups[-1][1].extend(_section_group("", chapter.items.all(), lambda i: i.term)[1])
+    of_edition = {"edition": edition}
+    contract = models.ContractSection.objects.filter(**of_edition).order_by("position", "pk")
+    for section in contract.prefetch_related(
+        Prefetch("items", queryset=models.ContractItem.objects.order_by("position", "pk"))
+    ):
+        heading = " ".join(filter(None, [section.number, section.title]))
+        groups.append(
+            (heading, [(section.section_id, f"{_short(heading)} ({section.section_id})")])
+        )
+        groups[-1][1].extend(
+            _section_group("", section.items.all(), lambda i: i.term or i.detail)[1]
+        )
+    ordered = ("position", "pk")
+    for label, model, text in (
+        (_("Policy register"), models.PolicyLine, lambda r: r.term),
+        (_("Glossary"), models.GlossaryTerm, lambda r: r.term),
+        (_("Reference groups"), models.ReferenceGroup, lambda r: r.title or r.section_id),
+        (_("References"), models.Reference, lambda r: r.title),
+        (_("Reading kinds"), models.ReadingKind, lambda r: r.label),
+    ):
+        records = model.objects.filter(**of_edition).order_by(*ordered)
+        group = _section_group(label, records, text)
+        if group[1]:
+            groups.append(group)
+    return groups
 
 
 def section_record_get(edition, section_id):

@@ -3,7 +3,7 @@ from django.contrib.auth.models import Permission
 
 from catalogue.models import LocalReview, TaskDefinition
 from markets.models import CompetenceRole, Market
-from tests.factories import LeadFactory, StaffFactory, grant
+from tests.factories import LeadFactory, StaffFactory, grant, references_registered
 
 
 @pytest.fixture
@@ -31,6 +31,10 @@ def task(canonical_content):
 
 @pytest.fixture
 def kr_review(people, task):
+    """A draft review in KR of the task's version, its references registered so that it
+    can be submitted (catalogue.rules.task_review_submission_gaps)."""
     return LocalReview.objects.create(
-        version=task.current_version, market=Market.objects.get(code="KR"), author=people["author"]
+        version=references_registered(task.current_version),
+        market=Market.objects.get(code="KR"),
+        author=people["author"],
     )

@@ -8,7 +8,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
-from catalogue.models import LocalReview, ReviewComment, ReviewEvent, ReviewState, TaskVersion
+from catalogue.models import (
+    ContractClause,
+    LocalReview,
+    ReviewComment,
+    ReviewEvent,
+    ReviewState,
+    TaskVersion,
+)
 from catalogue.selectors import review_deciders
 from catalogue.services import review_comment_add, review_comment_resolve
 from catalogue.workflows import review_transition
@@ -16,7 +23,14 @@ from markets.models import CompetenceRole, Market
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.methodology.models import ChapterItem
 from submissions.models import OutboxMessage
-from tests.factories import HOLDOUT_CANARY, StaffFactory, grant, holdout_keeper, holdout_task
+from tests.factories import (
+    HOLDOUT_CANARY,
+    StaffFactory,
+    grant,
+    holdout_keeper,
+    holdout_task,
+    references_registered,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -226,6 +240,17 @@ def test_a_submitted_review_mails_the_people_who_can_decide_it(
 # --- The holdout -----------------------------------------------------------------------
 
 
+def submittable(version):
+    """The holdout version with what a review cannot supply: axes, a whole contract and
+    registered references."""
+    TaskVersion.objects.filter(pk=version.pk).update(diagnostic_axes=["safety"])
+    for kind in ("invariant", "prohibited"):
+        ContractClause.objects.create(
+            version=version, kind=kind, text_en=HOLDOUT_CANARY, text_ko=HOLDOUT_CANARY
+        )
+    return references_registered(version)
+
+
 @pytest.fixture
 def holdout_review(people, django_capture_on_commit_callbacks):
     """A holdout task in review in KR: its author and one reviewer hold the capability;
@@ -238,7 +263,7 @@ def holdout_review(people, django_capture_on_commit_callbacks):
     grant(author, "KR", CompetenceRole.AUTHOR, people["lead"])
     grant(decider, "KR", CompetenceRole.REVIEWER, people["lead"])
     review = LocalReview.objects.create(
-        version=TaskVersion.objects.get(definition=definition),
+        version=submittable(TaskVersion.objects.get(definition=definition)),
         market=Market.objects.get(code="KR"),
         author=author,
     )
@@ -334,7 +359,9 @@ def test_the_index_counts_each_queue_in_a_constant_number_of_queries(
     kr = Market.objects.get(code="KR")
     for definition in TaskDefinition.objects.filter(task_set="public")[:6]:
         review = LocalReview.objects.create(
-            version=definition.current_version, market=kr, author=people["author"]
+            version=references_registered(definition.current_version),
+            market=kr,
+            author=people["author"],
         )
         submitted(review, people)
     # Four eyes: a revision the reviewer edited is not theirs to decide.

@@ -14,6 +14,7 @@ from tests.factories import (
     attempt_payload,
     confirmed_challenge,
     grant,
+    references_registered,
 )
 
 pytestmark = pytest.mark.django_db
@@ -101,7 +102,8 @@ def test_declared_conflicts_and_holdout_access_block_approvals(canonical_content
     grant(author, "KR", CompetenceRole.AUTHOR, lead)
     grant(reviewer, "KR", CompetenceRole.REVIEWER, lead)
     task = TaskDefinition.objects.get(slug="ec-reschedule-three-party")
-    review = LocalReview.objects.create(version=task.current_version, market=kr, author=author)
+    version = references_registered(task.current_version)
+    review = LocalReview.objects.create(version=version, market=kr, author=author)
     review_transition(review_id=review.pk, action="submit", actor=author)
 
     system = SnapshotFactory().system

@@ -17,17 +17,23 @@ from tests.factories import (
     api_auth,
     attempt_payload,
     grant,
+    references_registered,
 )
 
 pytestmark = pytest.mark.django_db
 
 
 def next_version(definition, number):
-    """A new version of the task, a copy of its current one."""
+    """A new version of the task, a copy of its current one with its contract and market
+    applicability."""
     version = TaskVersion.objects.get(pk=definition.current_version_id)
+    parts = [*version.clauses.all(), *version.applicability.all()]
     version.pk = None
     version.version = number
     version.save()
+    for part in parts:
+        part.pk, part.version = None, version
+        part.save()
     return version
 
 
@@ -50,7 +56,7 @@ def review_in_kr(version, lead):
     grant(author, "KR", CompetenceRole.AUTHOR, lead)
     grant(reviewer, "KR", CompetenceRole.REVIEWER, lead)
     review = LocalReview.objects.create(
-        version=version, market=Market.objects.get(code="KR"), author=author
+        version=references_registered(version), market=Market.objects.get(code="KR"), author=author
     )
     review_transition(review_id=review.pk, action="submit", actor=author)
     return review, reviewer

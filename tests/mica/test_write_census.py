@@ -1551,16 +1551,23 @@ def case_claim_edit(ctx):
 
 
 def a_review(ctx, state="draft"):
-    from catalogue.models import LocalReview
-    from catalogue.services import review_open
+    """A KR review of a task copy whose references are registered (a review of content
+    that no approval could validate is never submitted), in `state`: draft, in review,
+    or voided by an edit after its approval."""
+    from catalogue.models import LocalReview, TaskVersion
+    from catalogue.services import review_open, task_version_touch
     from catalogue.workflows import review_transition
+    from tests.factories import references_registered
 
     author = competent_author(ctx)
-    review = review_open(
-        version=a_version_without_reviews(ctx), market=a_market("KR"), actor=author
-    )
-    if state == "in-review":
+    version = references_registered(a_task_copy(ctx))
+    review = review_open(version=version, market=a_market("KR"), actor=author)
+    if state in ("in-review", "voided"):
         review_transition(review_id=review.pk, action="submit", actor=author)
+    if state == "voided":
+        review_transition(review_id=review.pk, action="approve", actor=competent_reviewer(ctx))
+        TaskVersion.objects.filter(pk=version.pk).update(title_en="Census task, edited")
+        task_version_touch(version=TaskVersion.objects.get(pk=version.pk), actor=author)
     return LocalReview.objects.get(pk=review.pk)
 
 
