@@ -11,7 +11,7 @@ from mica.text import is_blank
 from submissions import models
 from submissions.challenges import CHALLENGE_TRANSITIONS, challenge_transition
 from submissions.invalidation import attempt_invalidate, invalidation_reverse
-from submissions.selectors import challenges_on_claims_of
+from submissions.selectors import challenges_on_claims_of, challenges_on_unowned_claims
 from submissions.system_submissions import SUBMISSION_TRANSITIONS, system_submission_decide
 
 
@@ -201,11 +201,16 @@ class OnClaimsIOwn(admin.SimpleListFilter):
     parameter_name = "mine"
 
     def lookups(self, request, model_admin):
-        return [("owned", _("Open challenges on claims I own"))]
+        lookups = [("owned", _("Open challenges on claims I own"))]
+        if request.user.is_superuser:
+            lookups.append(("unowned", _("Open challenges on claims without an owner")))
+        return lookups
 
     def queryset(self, request, queryset):
         if self.value() == "owned":
             return queryset.filter(pk__in=challenges_on_claims_of(request.user).values("pk"))
+        if self.value() == "unowned" and request.user.is_superuser:
+            return queryset.filter(pk__in=challenges_on_unowned_claims().values("pk"))
         return queryset
 
 

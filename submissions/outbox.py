@@ -128,16 +128,43 @@ def notify_challenger(challenge, body, *, happened):
         outbox_queue(to=challenge.contact_email, subject=subject, body=str(body))
 
 
-def notify_editors_of_arrival(challenge):
-    editors = get_user_model().objects.filter(is_staff=True, is_active=True).exclude(email="")
-    for editor in editors:
-        outbox_queue(
-            to=editor.email,
-            subject=f"New challenge #{challenge.pk} on {challenge.section_id}",
-            body=f"A {challenge.challenge_type} challenge arrived; it waits for the "
-            f"challenger's confirmation and your screening.\n"
-            f"{settings.SITE_URL}/admin/submissions/challenge/{challenge.pk}/change/",
+def challenge_screeners():
+    """Who can act on a new challenge: active staff allowed to screen it (the permission
+    to change challenges, the method lead's included), with an address."""
+    return (
+        get_user_model()
+        .objects.with_perm(
+            "submissions.change_challenge", backend="django.contrib.auth.backends.ModelBackend"
         )
+        .filter(is_staff=True)
+        .exclude(email="")
+    )
+
+
+def notify_editors_of_arrival(challenge):
+    """Tell the people who can screen a new challenge that it waits for them."""
+    link = settings.SITE_URL + reverse("admin:submissions_challenge_change", args=[challenge.pk])
+
+    def write():
+        names = {
+            "id": challenge.pk,
+            "section": challenge.section_id,
+            "type": challenge.get_challenge_type_display(),
+            "link": link,
+        }
+        subject = _("New MICA challenge #%(id)s on %(section)s") % names
+        body = (
+            _(
+                "A challenge (%(type)s) to %(section)s arrived. It waits for the "
+                "challenger to confirm their address, then for you to screen it.\n%(link)s"
+            )
+            % names
+        )
+        return subject, body
+
+    subject, body = _bilingual(write)
+    for person in challenge_screeners():
+        outbox_queue(to=person.email, subject=subject, body=body)
 
 
 def notify_state_change(challenge, reason, action):
@@ -217,17 +244,15 @@ def _bilingual(write):
 
 
 def notify_claim_owners(challenge):
-    """A screened challenge is public and waits for an answer from whoever owns its claim."""
+    """A screened challenge is public and waits for an answer from whoever owns its claim;
+    a claim nobody owns is the method lead's to answer."""
     owned = ChapterItem.objects.filter(edition=challenge.edition, section_id=challenge.section_id)
-    owners = (
-        get_user_model()
-        .objects.filter(pk__in=owned.values("owner"), is_active=True, is_staff=True)
-        .exclude(email="")
-    )
+    people = get_user_model().objects.filter(is_active=True, is_staff=True).exclude(email="")
+    owners = people.filter(pk__in=owned.values("owner"))
     link = settings.SITE_URL + reverse("admin:submissions_challenge_change", args=[challenge.pk])
+    names = {"id": challenge.pk, "section": challenge.section_id, "link": link}
 
-    def write():
-        names = {"id": challenge.pk, "section": challenge.section_id, "link": link}
+    def to_owner():
         subject = _("MICA challenge #%(id)s on %(section)s, a claim you own") % names
         body = (
             _(
@@ -238,9 +263,24 @@ def notify_claim_owners(challenge):
         )
         return subject, body
 
+    def to_method_lead():
+        subject = _("MICA challenge #%(id)s on %(section)s, a claim without an owner") % names
+        body = (
+            _(
+                "A challenge to %(section)s is now public and waits for an answer. Nobody "
+                "owns that claim, so it is in the method lead's queue.\n%(link)s"
+            )
+            % names
+        )
+        return subject, body
+
+    if not owners.exists():
+        owners, write = people.filter(is_superuser=True), to_method_lead
+    else:
+        write = to_owner
     subject, body = _bilingual(write)
-    for owner in owners:
-        outbox_queue(to=owner.email, subject=subject, body=body)
+    for person in owners:
+        outbox_queue(to=person.email, subject=subject, body=body)
 
 
 # --- Local review ---------------------------------------------------------------------
@@ -350,7 +390,16 @@ def notify_operator_of_decision(submission):
 
 
 def notify_staff_of_submission(submission):
-    staff = get_user_model().objects.filter(is_staff=True, is_active=True).exclude(email="")
+    """Tell the staff who may decide a system submission (accept or decline it)."""
+    staff = (
+        get_user_model()
+        .objects.with_perm(
+            "submissions.change_systemsubmission",
+            backend="django.contrib.auth.backends.ModelBackend",
+        )
+        .filter(is_staff=True)
+        .exclude(email="")
+    )
     for member in staff:
         outbox_queue(
             to=member.email,

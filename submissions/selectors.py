@@ -44,6 +44,15 @@ def challenges_on_claims_of(user):
     return Challenge.objects.filter(Exists(owned), state__in=OPEN_CHALLENGE_STATES)
 
 
+def challenges_on_unowned_claims():
+    """Open challenges to a section nobody owns (a claim without an owner, or a section
+    that has none): the method lead's to answer, so none waits unseen."""
+    owned = ChapterItem.objects.filter(
+        owner__isnull=False, edition=OuterRef("edition"), section_id=OuterRef("section_id")
+    )
+    return Challenge.objects.filter(~Exists(owned), state__in=OPEN_CHALLENGE_STATES)
+
+
 def submission_figures(edition):
     """Systems with an official snapshot; demo and preview systems are never registered."""
     registered = System.objects.filter(snapshots__data_status=DataStatus.OFFICIAL)

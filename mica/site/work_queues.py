@@ -15,7 +15,7 @@ from governance.selectors import appeals_awaiting_decision
 from markets.models import CompetenceRole
 from markets.selectors import competent_roles
 from mica.methodology.selectors import claims_korean_stale
-from submissions.selectors import challenges_on_claims_of
+from submissions.selectors import challenges_on_claims_of, challenges_on_unowned_claims
 
 AUTHORING_ROLES = {CompetenceRole.AUTHOR, CompetenceRole.LEAD}
 
@@ -53,13 +53,22 @@ def _challenge_queue(user):
     if not user.has_perm("submissions.view_challenge"):
         return []
     challenges = reverse("admin:submissions_challenge_changelist")
-    return [
+    queues = [
         WorkQueue(
             _("Challenges on claims I own"),
             challenges_on_claims_of(user).count(),
             f"{challenges}?mine=owned",
         )
     ]
+    if user.is_superuser:  # the method lead answers for the claims nobody owns
+        queues.append(
+            WorkQueue(
+                _("Challenges on claims without an owner"),
+                challenges_on_unowned_claims().count(),
+                f"{challenges}?mine=unowned",
+            )
+        )
+    return queues
 
 
 def _appeal_queue(user):

@@ -4,7 +4,8 @@ PORTAL.md, Four-eyes review: "An approval counts only from a reviewer competent 
 market who is not the author and not an editor of the revision under review; any edit
 after approval voids it (approval pins a content hash)." A voided approval is resubmitted
 with its comments; the author's queue counts it; the editor who voided it is told what to
-do; the public page shows only the approval in force; comments are anchored from a list.
+do; the public page shows only the approval in force; comments are anchored from a list;
+challenges and their notices reach the people who can act.
 """
 
 import pytest
@@ -17,7 +18,9 @@ from catalogue.services import review_comment_add, review_open, task_version_tou
 from catalogue.workflows import review_transition
 from mica.errors import InvalidTransition, PermissionRefused
 from mica.methodology.models import ChapterItem
+from submissions.models import OutboxMessage
 from tests.census import form_data
+from tests.factories import LeadFactory, StaffFactory, confirmed_challenge
 
 pytestmark = pytest.mark.django_db
 
@@ -202,3 +205,61 @@ def test_a_comment_is_anchored_by_choosing_from_a_list(client, kr_review, people
     korean = client.get(f"/ko{url}").text
     assert sections[section.section_id] in client.get(url).text
     assert "과제 버전의 항목" in korean
+
+
+def test_challenges_on_claims_without_an_owner_reach_the_method_lead(
+    client, canonical_content, django_capture_on_commit_callbacks
+):
+    """Issue 34, item 2: "Challenges on claims without an owner reach the method lead's
+    queue"; the lead is told by e-mail when one becomes public."""
+    from mica.site.work_queues import work_queues
+    from submissions.challenges import challenge_transition
+
+    lead = LeadFactory(username="method-lead")
+    editor = StaffFactory(username="editor", app_permissions=("submissions",))
+    challenge = confirmed_challenge()
+    assert not ChapterItem.objects.filter(
+        edition=challenge.edition, section_id=challenge.section_id, owner__isnull=False
+    ).exists()
+
+    def unowned(person):
+        queues = {q.url.rsplit("=", 1)[1]: q.count for q in work_queues(person)}
+        return queues.get("unowned")
+
+    assert unowned(lead) == 0 and unowned(editor) is None
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge_transition(
+            challenge_id=challenge.pk, action="screen", reason="In scope.", actor=editor
+        )
+    assert unowned(lead) == 1
+    (told,) = OutboxMessage.objects.filter(subject__contains="a claim without an owner")
+    assert told.to == lead.email and "담당자가 없는 주장" in told.subject
+    client.force_login(lead)
+    assert str(challenge) in client.get("/admin/submissions/challenge/?mine=unowned").text
+    client.force_login(editor)
+    listing = client.get("/admin/submissions/challenge/?mine=unowned")
+    assert listing.context["cl"].result_count == 1  # an editor's choice ignores it
+
+    ChapterItem.objects.filter(edition=challenge.edition, section_id=challenge.section_id).update(
+        owner=editor
+    )
+    assert unowned(lead) == 0
+
+
+def test_a_new_challenge_is_announced_to_those_who_can_screen_it(
+    canonical_content, django_capture_on_commit_callbacks
+):
+    """Issue 34, item 2: "notice e-mails go to the people who can act, not to every staff
+    account"."""
+    lead = LeadFactory(username="method-lead")
+    screener = StaffFactory(username="screener", app_permissions=("submissions",))
+    bystander = StaffFactory(username="bystander", app_permissions=("catalogue",))
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge = confirmed_challenge()
+    notices = OutboxMessage.objects.filter(subject__contains="New MICA challenge")
+    assert sorted(notices.values_list("to", flat=True)) == sorted([lead.email, screener.email])
+    assert not OutboxMessage.objects.filter(to=bystander.email).exists()
+    notice = notices.first()
+    assert f"#{challenge.pk}" in notice.subject and challenge.section_id in notice.subject
+    assert "새 MICA 이의 제기" in notice.subject and "심사해 주세요" in notice.body
+    assert f"/admin/submissions/challenge/{challenge.pk}/change/" in notice.body

@@ -341,11 +341,16 @@ def test_a_flood_is_throttled_and_changes_no_public_page(client, canonical_conte
 def test_notifications_go_through_the_persistent_outbox(
     canonical_content, eager, django_capture_on_commit_callbacks
 ):
-    from django.contrib.auth.models import User
+    from django.contrib.auth.models import Permission, User
 
     from submissions.models import OutboxMessage, OutboxState
 
-    User.objects.create_user("editor", "editor@mica.example", "pw-for-tests-only", is_staff=True)
+    # The notice of a new challenge goes to who can screen it, not to every staff account.
+    screener = User.objects.create_user(
+        "editor", "editor@mica.example", "pw-for-tests-only", is_staff=True
+    )
+    screener.user_permissions.add(Permission.objects.get(codename="change_challenge"))
+    User.objects.create_user("other", "other@mica.example", "pw-for-tests-only", is_staff=True)
     with django_capture_on_commit_callbacks(execute=True):
         challenge, _created = challenge_file(payload=challenge_payload(language="ko"))
     recipients = sorted(m.to for m in OutboxMessage.objects.all())
