@@ -476,7 +476,8 @@ class ReviewComment(models.Model):
         verbose_name_plural = _("review comments")
 
     def __str__(self):
-        return f"{self.anchor}: {self.body[:60]}"
+        # Its words, not its anchor's internal name (the inline shows the anchor's label).
+        return self.body[:60]
 
     @property
     def resolved(self):

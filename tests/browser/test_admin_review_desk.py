@@ -9,7 +9,7 @@ from catalogue.services import review_comment_add
 from catalogue.workflows import review_transition
 from markets.models import CompetenceRole, Market
 from tests.browser.conftest import assert_accessible
-from tests.factories import LeadFactory, StaffFactory, grant
+from tests.factories import LeadFactory, StaffFactory, grant, references_registered
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +34,9 @@ def desk(site):
     grant(reviewer, "KR", CompetenceRole.REVIEWER, lead)
     definition = TaskDefinition.objects.get(slug="gc-resident-record-extract")
     review = LocalReview.objects.create(
-        version=definition.current_version, market=Market.objects.get(code="KR"), author=author
+        version=references_registered(definition.current_version),
+        market=Market.objects.get(code="KR"),
+        author=author,
     )
     review_transition(review_id=review.pk, action="submit", actor=author)
     review_comment_add(

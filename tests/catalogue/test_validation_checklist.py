@@ -97,7 +97,7 @@ def test_the_version_page_shows_each_rule_met_or_not_in_the_editors_language(cli
     assert shown["local-review"][0] is False
     for rule in VALIDATION_RULES:
         assert str(rule.statement) in page
-    assert "Not met" in page and "met by the local reviews" in page
+    assert "Not met" in page and "once the review is submitted" in page
 
     # Registering the references meets the rule on the next reading of the page.
     references_registered(version)
