@@ -13,6 +13,7 @@ from pathlib import Path
 
 from csp.constants import SELF
 from django.conf import settings
+from django.core.exceptions import SuspiciousFileOperation
 from django.http import Http404, HttpResponsePermanentRedirect
 from django.utils._os import safe_join
 from django.views.static import serve
@@ -38,20 +39,28 @@ def _inline_script_digests(path, _mtime):
 
 
 def _file_of(path):
-    """The built file `path` names, or None; a folder names its index.html."""
-    root = Path(settings.DOCS_DIR)
+    """The built file `path` names, a folder's index.html, or None."""
     try:
-        target = Path(safe_join(root, path))
-    except Exception as exc:  # SuspiciousFileOperation: a path outside the build
-        raise Http404 from exc
-    if target.is_dir():
-        target = target / "index.html"
-    return target if target.is_file() else None
+        target = Path(safe_join(settings.DOCS_DIR, path))
+        if target.is_dir():
+            target = target / "index.html"
+        return target if target.is_file() else None
+    # A path outside the build (SuspiciousFileOperation), or one no file system takes
+    # (a name too long): nothing of the manual is there.
+    except (SuspiciousFileOperation, OSError, ValueError):
+        return None
+
+
+def _is_folder(path):
+    try:
+        return Path(safe_join(settings.DOCS_DIR, path)).is_dir()
+    except (SuspiciousFileOperation, OSError, ValueError):
+        return False
 
 
 def manual_page(request, path=""):
     """A page or asset of the built manual, with the site's security headers."""
-    if path and not path.endswith("/") and Path(settings.DOCS_DIR, path).is_dir():
+    if path and not path.endswith("/") and _is_folder(path):
         return HttpResponsePermanentRedirect(f"{request.path}/")
     target = _file_of(path)
     if target is None:

@@ -218,7 +218,15 @@ def test_a_manual_page_allows_only_its_own_inline_scripts(client, manual):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "path", ["/docs/nothing-here/", "/docs/../mica/settings.py", "/docs/%2e%2e/manage.py"]
+    "path",
+    [
+        "/docs/nothing-here/",
+        "/docs/../mica/settings.py",
+        "/docs/%2e%2e/manage.py",
+        "/docs/" + "a" * 5000,
+        "/docs/" + "a" * 5000 + "/",
+        "/docs//etc/passwd",
+    ],
 )
 def test_a_path_outside_the_manual_is_not_found(client, manual, path):
     assert client.get(path).status_code == 404
