@@ -9,11 +9,13 @@ tests".
 
 import json
 import time
+from urllib.parse import urljoin
 
 import pytest
 from django.contrib.auth.models import Permission
 
 from tests.browser.screenshots import VIEWPORT, shoot
+from tests.browser.test_content_security_policy import visit, watched  # noqa: F401 (fixture)
 from tests.factories import (
     PASSWORD,
     LeadFactory,
@@ -455,3 +457,57 @@ def walk_a_deployment(page, site, lang, prefix):
     shoot(page, "deployers/05-health", lang)
     assert page.goto(f"{site}{prefix}/downloads/").status == 200
     shoot(page, "deployers/06-downloads", lang)
+
+
+@pytest.fixture
+def built_manual(site, settings, tmp_path):
+    """The manual built as `make docs` builds it, served by the live server."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    target = tmp_path / "docs"
+    subprocess.run(
+        [
+            str(Path(sys.executable).with_name("mkdocs")),
+            "build",
+            "--quiet",
+            "--site-dir",
+            str(target),
+        ],
+        cwd=root,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        check=True,
+        timeout=120,
+    )
+    settings.DOCS_DIR = target
+    return site
+
+
+def test_the_manual_runs_under_the_sites_policy_in_both_languages(watched, built_manual):
+    """Material's scripts run by their digests (the language switch, the search), the
+    screenshots load, and nothing breaks the Content-Security-Policy."""
+    page, violations = watched
+    site = built_manual
+    visit(page, violations, f"{site}/docs/guides/authors/")
+    shots = page.locator("article img")
+    assert shots.count() >= 6
+    assert page.evaluate(
+        "[...document.querySelectorAll('article img')].every(i => i.complete && i.naturalWidth)"
+    )
+    # The language switch leads to the same page in Korean.
+    korean = page.locator(".md-select a[hreflang=ko]").first.get_attribute("href")
+    visit(page, violations, urljoin(page.url, korean))
+    assert page.url == f"{site}/docs/ko/guides/authors/"
+    assert page.locator("html").get_attribute("lang") == "ko"
+    assert "저자" in page.inner_text("article h1")
+    page.goto(f"{site}/docs/?q=enrolment")
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    assert not violations(), violations()
+    page.goto(f"{site}/ko/")
+    with page.expect_navigation():
+        page.locator("footer a[href='/docs/ko/']").click()
+    assert page.locator("html").get_attribute("lang") == "ko"
+    assert not violations(), violations()
