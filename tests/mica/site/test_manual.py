@@ -183,7 +183,9 @@ def test_the_readme_keeps_the_two_commands_and_the_first_administrator():
     assert "make run" in readme and "make test" in readme
     for step in ("createsuperuser", "issue_enrolment_code", "/docs/", "/docs/ko/"):
         assert step in readme, step
-    assert len(readme.splitlines()) < 150
+    assert len(readme.splitlines()) < 150, (
+        "the README keeps the set-up and a map: write the rest in docs/, in both languages"
+    )
 
 
 # --- Served by the portal ---------------------------------------------------------------
