@@ -103,8 +103,9 @@ def aggregate_view(label, aggregate):
 
 def repeats_k_max(per_task, runs_per_task):
     """The largest k pass^k is reported for: the edition's runs per task; while the edition
-    sets none, the fewest eligible runs any task of the cell has (None without a run)."""
-    if runs_per_task is not None:
+    sets none (or asks for no run, 0), the fewest eligible runs any task of the cell has
+    (None without a run)."""
+    if runs_per_task:
         return runs_per_task
     return min((n for n, _c in per_task.values()), default=None)
 

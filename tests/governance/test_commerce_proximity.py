@@ -142,13 +142,18 @@ SHOP = "sd-all-in-price-comparison"
 @pytest.fixture
 def shopped(client, staff, canonical_content):
     """One cell (acme-agent 2.1, KR, shopping and delivery) of the all-in price comparison
-    on a validated task with its references: three attempts with their totals (above,
-    at and below the lowest valid total), one without; memory exercised in one, declared
-    and not exercised in one, not stated in two."""
+    on a validated task with its references: three attempts with their totals (two above
+    the lowest valid total their searches found, one below), one without; memory exercised
+    in one, declared and not exercised in one, not stated in two."""
     publishable_world(task=SHOP)
     payloads = [
         commerce_attempt(1, task=SHOP, memory_exercised=True),
-        commerce_attempt(2, {"chosen_total": "22900"}, task=SHOP, memory_exercised=False),
+        commerce_attempt(
+            2,
+            {"chosen_total": "23000", "reference_total": "22500"},
+            task=SHOP,
+            memory_exercised=False,
+        ),
         commerce_attempt(3, {"chosen_total": "22000"}, task=SHOP),
         rerun(4, task=SHOP),
     ]
@@ -163,10 +168,12 @@ def test_each_commerce_task_reports_its_proximity_apart_from_the_score(shopped):
     commerce = task["commerce"]
     assert commerce["currency"] == "KRW"
     assert (commerce["attempts"], commerce["attempts_without_totals"]) == (3, 1)
-    assert commerce["median_chosen_total"] == 22900
+    # Chosen 23900, 23000, 22000 against 22900, 22500, 22900.
+    assert commerce["median_chosen_total"] == 23000
     assert commerce["median_reference_total"] == 22900
-    assert commerce["median_difference"] == 0 and commerce["median_ratio"] == 1
-    assert commerce["median_premium_percent"] == 0
+    assert commerce["median_difference"] == 500
+    assert commerce["median_ratio"] == pytest.approx(23000 / 22500)
+    assert commerce["median_premium_percent"] == pytest.approx(100 * 500 / 22500)
     assert commerce["lowest_premium_percent"] == pytest.approx(-100 * 900 / 22900)
     assert commerce["highest_premium_percent"] == pytest.approx(100 * 1000 / 22900)
     # Apart from the score: the audit value reads speed and cost only (240 s / 300 s and
@@ -194,7 +201,8 @@ def test_the_cells_page_shows_proximity_and_memory_in_both_languages(client, sho
     declared but not exercised is recorded as such", in English and Korean."""
     english = client.get(f"/evidence/{shopped.cell_id}/").text
     assert "Proximity to the lowest valid total" in english
-    assert "<td>KRW 22,900</td>" in english and "<td>+0.00%</td>" in english
+    assert "<td>KRW 23,000</td>" in english and "<td>KRW 22,900</td>" in english
+    assert "<td>KRW 500</td>" in english and "<td>+2.22%</td>" in english
     assert "-3.93% to +4.37%" in english
     assert "3 (1 without totals)" in english
     # Each attempt's own totals on its lineage line, with the search's time and evidence.
@@ -215,7 +223,7 @@ def test_the_api_and_the_exports_carry_proximity_and_memory(client, shopped, set
     """Seed: "Commerce results report proximity to the lowest valid total"; in
     /api/v1/cells/, and in mica-gate.json (checked against its schema) and mica-gate.csv."""
     (cell,) = client.get("/api/v1/cells/").json()["results"]
-    assert cell["task_scores"][SHOP]["commerce"]["median_premium_percent"] == 0
+    assert cell["task_scores"][SHOP]["commerce"]["median_difference"] == 500
     assert cell["memory"]["declared_not_exercised"] == 1
     settings.EXPORT_DIR = tmp_path
     call_command("regenerate_exports", "--sync", stdout=io.StringIO())

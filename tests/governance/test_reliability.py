@@ -49,6 +49,7 @@ def test_k_runs_to_the_editions_runs_per_task_or_else_the_fewest_runs_of_a_task(
     assert repeats_k_max(per_task, None) == 3
     assert repeats_k_max(per_task, 2) == 2
     assert repeats_k_max(per_task, 5) == 5
+    assert repeats_k_max(per_task, 0) == 3  # no run asked for: the cell's own
     assert [e["k"] for e in cell_reliability(per_task, None)["pass_k"]] == [1, 2, 3]
     assert task_reliability(3, 3, 4) == {
         "repeats_agree": True,
