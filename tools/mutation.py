@@ -24,7 +24,10 @@ TARGETS = {
         "governance/gate.py",
         ["tests/governance/test_gate_rules.py", "tests/governance/test_gate.py"],
     ),
-    "ingestion": ("submissions/ingest.py", ["tests/submissions/test_ingest.py"]),
+    "ingestion": (
+        "submissions/ingest.py",
+        ["tests/submissions/test_ingest.py", "tests/governance/test_commerce_proximity.py"],
+    ),
     "sensitivity": ("governance/sensitivity.py", ["tests/governance/test_sensitivity.py"]),
     "aggregates": (
         "governance/aggregates.py",

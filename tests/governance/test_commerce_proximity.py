@@ -19,11 +19,13 @@ scoring library, in tests/mica/test_scoring.py.
 """
 
 import csv
+import datetime
 import io
 import json
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from governance.selectors import cell_list
 from submissions.models import Attempt
@@ -110,6 +112,17 @@ def test_an_incomplete_or_unfounded_commerce_result_is_refused_by_name(
     availability and evidence lineage." """
     assert refused_rule(post(client, staff, [commerce_attempt(1, commerce)])) == rule
     assert not Attempt.objects.exists()
+
+
+def test_the_search_may_be_as_old_as_2000_and_never_later_than_now(
+    client, staff, canonical_content
+):
+    """Seed: "with timestamp": a time a run can have, from the first day of 2000 to now."""
+    oldest = commerce_attempt(1, {"reference_observed_at": "2000-01-01T00:00:00+00:00"})
+    assert post(client, staff, [oldest]).status_code == 201
+    soon = (timezone.now() + datetime.timedelta(minutes=5)).isoformat()
+    later = commerce_attempt(2, {"reference_observed_at": soon})
+    assert refused_rule(post(client, staff, [later])) == "commerce-reference-time"
 
 
 def test_a_total_without_its_reference_is_refused(client, staff, canonical_content):
