@@ -159,9 +159,10 @@ def test_the_blockers_come_in_gate_order_on_the_page_in_the_api_and_the_export(
     cell = the_cell()
     english = client.get(f"/evidence/{cell.cell_id}/").text
     korean = client.get(f"/ko/evidence/{cell.cell_id}/").text
-    positions = [english.index(f"<code>{code}</code>") for code in expected]
+    # Each blocker is a sentence whose element the code names (`#blocker-<code>`).
+    positions = [english.index(f'id="blocker-{code}"') for code in expected]
     assert positions == sorted(positions)
-    assert all(f"<code>{code}</code>" in korean for code in expected)
+    assert all(f'id="blocker-{code}"' in korean for code in expected)
     settings.EXPORT_DIR = tmp_path
     call_command("regenerate_exports", "--sync", stdout=open("/dev/null", "w"))
     gate = json.loads((tmp_path / "current" / "mica-gate.json").read_text(encoding="utf-8"))
