@@ -16,7 +16,7 @@ from catalogue.models import LocalReview, ReviewComment, ReviewState, TaskVersio
 from catalogue.rules import task_promotion_gaps
 from catalogue.services import review_comment_add, review_open, task_version_touch
 from catalogue.workflows import review_transition
-from mica.errors import InvalidTransition, PermissionRefused
+from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.methodology.models import ChapterItem
 from submissions.models import OutboxMessage
 from tests.census import form_data
@@ -98,6 +98,22 @@ def test_resubmission_is_refused_beside_another_open_round(kr_review, people):
     edited(kr_review.version, people)
     review_open(version=kr_review.version, market=kr_review.market, actor=people["author"])
     with pytest.raises(InvalidTransition, match="already has an open review in KR"):
+        review_transition(review_id=kr_review.pk, action="resubmit", actor=people["author"])
+    assert LocalReview.objects.get(pk=kr_review.pk).state == ReviewState.VOIDED
+
+
+def test_a_resubmission_meets_the_rules_a_review_cannot_meet(kr_review, people):
+    """Issue 34, item 1: a review goes to a reviewer only while the rules it would not fix
+    are met; resubmitting is submitting again, judged the same way."""
+    approved(kr_review, people)
+    TaskVersion.objects.filter(pk=kr_review.version_id).update(
+        reference_status="calibration-pending",
+        reference_sample_size=0,
+        speed_reference_seconds=None,
+        cost_reference_usd=None,
+    )
+    task_version_touch(version=TaskVersion.objects.get(pk=kr_review.version_id))
+    with pytest.raises(ValidationFailed, match="references are still calibration-pending"):
         review_transition(review_id=kr_review.pk, action="resubmit", actor=people["author"])
     assert LocalReview.objects.get(pk=kr_review.pk).state == ReviewState.VOIDED
 
