@@ -72,6 +72,19 @@ def _previous_files(root, made_with, revisions):
     return dir_current(root), kept
 
 
+def _published_current(root, made_with, revisions):
+    """Whether the published set, as this node holds it, was made the same way from the
+    same revisions: then a new set would be the same files, and a restart with nothing to
+    do leaves it as it is."""
+    published = export_published()
+    return (
+        published is not None
+        and published.reads.get("made_with") == made_with
+        and published.reads.get("revisions") == revisions
+        and local_name(root) == published.name
+    )
+
+
 def _kept(build, context, previous, export):
     """Link `export` from the previous set if it may be; the tables it read, or None."""
     directory, kept = previous
@@ -209,6 +222,9 @@ def exports_build_and_publish(
     # A transaction holding changes the revisions do not count yet cannot tell what moved.
     reuse = not full and not revision_pending()
     previous = _previous_files(root, made_with, revisions) if reuse else (None, {})
+    if reuse and _published_current(root, made_with, revisions):
+        progress(100, _("Nothing changed since the published export set"))
+        return json.loads((dir_current(root) / MANIFEST).read_text(encoding="utf-8"))
     build = build_dir_new(root, job_run_id or "inline")
     checks = SchemaCheck()
     context = BuildContext(edition, site_url(), {}, checks.row)

@@ -399,8 +399,22 @@ class _Previous:
     """What a bake reuses of this node's latest one: its directory, the pages still what a
     render would give ({path: entry}), and whether the holdout moved since it was scanned."""
 
-    def __init__(self, directory=None, pages=None, holdout_moved=True):
+    def __init__(self, directory=None, pages=None, holdout_moved=True, manifest=None):
         self.directory, self.pages, self.holdout_moved = directory, pages or {}, holdout_moved
+        self.manifest = manifest
+
+    def current_for(self, build, paths):
+        """Whether the latest bake is what this one would publish: made the same way, from
+        the same revisions and holdout, of the same pages. A restart with nothing to do
+        then leaves it as it is instead of linking every page into a copy of it."""
+        manifest = self.manifest
+        return (
+            manifest is not None
+            and not self.holdout_moved
+            and manifest["revisions"] == build.revisions
+            and len(self.pages) == len(manifest["pages"])
+            and set(paths) == manifest["pages"].keys() | set(manifest["live"])
+        )
 
 
 def _previous_pages(root, build):
@@ -425,7 +439,7 @@ def _previous_pages(root, build):
         for path, entry in manifest["pages"].items()
         if not _page_moved(path, entry, moved & set(entry["tables"]), moved_rows)
     }
-    return _Previous(directory, pages, manifest.get("holdout") != build.holdout)
+    return _Previous(directory, pages, manifest.get("holdout") != build.holdout, manifest)
 
 
 def _row_scope(path):
@@ -562,6 +576,10 @@ def pages_bake(
         if not full and not revision_pending():
             progress(2, _("Finding the pages the last bake still holds"))
             previous = _previous_pages(root, build)
+            if publish and previous.current_for(build, paths):
+                shutil.rmtree(build.directory)
+                progress(100, _("Nothing changed since the published bake"))
+                return {**previous.manifest, "rendered": 0}
             paths = _reused_paths(build, paths, previous)
             progress(5, lazy_format(_("Pages to render: %(number)d"), number=len(paths)))
         _render_all(build, renderer, paths, patterns, progress)

@@ -20,6 +20,13 @@ def get_item(mapping, key):
     return mapping.get(key) if mapping else None
 
 
+@register.filter(is_safe=True)
+def full_stop(text):
+    """A term as a run-in heading, closed by one full stop: a term that already ends in
+    one ("No successful task.") gets no second."""
+    return text if str(text).rstrip().endswith((".", "?", "!")) else f"{text}."
+
+
 @register.filter
 def site_path(path):
     """A path the method's text names (`/submit`, `/about/governance`) as a link for this

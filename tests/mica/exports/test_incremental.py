@@ -7,6 +7,8 @@ import pytest
 from django.db import connection
 
 from mica.exports.publish import exports_build_and_publish
+from mica.exports.selectors import export_published
+from mica.methodology.models import GlossaryTerm
 from tests.factories import LeadFactory, content_changes
 
 pytestmark = pytest.mark.django_db
@@ -55,3 +57,24 @@ def _noting(written):
 
 def _writes_per_run(written):
     return [sum(message.startswith("Writing ") for message in run) for run in written]
+
+
+def test_a_regeneration_with_nothing_changed_keeps_the_published_set(
+    export_dir, canonical_content, django_capture_on_commit_callbacks
+):
+    """Issue 34, item 10: "`make run` on an unchanged database skips the export
+    regeneration ... whose inputs have not changed"."""
+    with django_capture_on_commit_callbacks(execute=True):
+        first = exports_build_and_publish(full=True)
+    published = export_published()
+    steps = []
+    again = exports_build_and_publish(progress=_noting(steps))
+    assert export_published().pk == published.pk
+    assert _files(again) == _files(first)
+    assert _writes_per_run(steps) == [0]
+    with django_capture_on_commit_callbacks(execute=True):
+        term = GlossaryTerm.objects.order_by("pk").first()
+        term.definition_en = "A definition changed after the set was published."
+        term.save()
+    exports_build_and_publish()
+    assert export_published().pk != published.pk

@@ -20,8 +20,9 @@ from django.db import close_old_connections, connection
 from django.test import RequestFactory
 
 from catalogue.models import TaskDefinition
+from mica.content.builds import build_published
 from mica.jobs.models import JobRun, JobState
-from mica.site.bake import BakeRefused, bake_current, pages_bake
+from mica.site.bake import BUILD_KIND, BakeRefused, bake_current, pages_bake
 from mica.site.baked import BakedPages
 from mica.site.tasks import pages_bake_run
 from tests.factories import HOLDOUT_CANARY, content_changes, holdout_task
@@ -384,6 +385,19 @@ def test_a_task_edit_renders_that_task_s_pages_and_the_listings_not_every_task_p
     task_pages = [path for path in before if "/tasks/" in path and path.count("/") > 3]
     # Every task page reads the task tables; only the edited task's two were rendered.
     assert len(task_pages) > 50 and after["rendered"] < 50
+
+
+def test_a_bake_with_nothing_changed_keeps_the_published_one(baking):
+    """Issue 34, item 10: "`make run` on an unchanged database skips ... the bake whose
+    inputs have not changed"."""
+    bake()
+    published = build_published(BUILD_KIND)
+    again = bake()
+    assert again["rendered"] == 0 and again["pages"] == manifest()["pages"]
+    assert build_published(BUILD_KIND).pk == published.pk
+    baking(title_change("A change the next bake publishes"))
+    assert bake()["rendered"] > 0
+    assert build_published(BUILD_KIND).pk != published.pk
 
 
 def test_the_bake_reports_its_progress_page_by_page(baking, settings):

@@ -40,6 +40,10 @@ DOWNLOAD_FILES = re.compile(r"^/(?:ko/)?(?:downloads/[^/]+$|methodology/download
 NOT_PROSE = {"script", "style", "code", "pre", "kbd", "samp", "var", "template"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}  # fmt: skip
+# Elements that start a block of their own: no sentence runs across their edges.
+BLOCKS = {"p", "li", "dt", "dd", "td", "th", "tr", "div", "section", "h1", "h2", "h3", "h4",
+          "ul", "ol", "dl", "br", "option", "caption", "summary", "figcaption"}  # fmt: skip
+SKIPPED = "\x00"
 # Attributes a browser or a screen reader gives the reader.
 READ_ATTRIBUTES = ("aria-label", "title", "alt", "placeholder")
 
@@ -100,8 +104,12 @@ class PageReading(HTMLParser):
         skipped = tag in NOT_PROSE or other_language or attrs.get("translate") == "no"
         if tag == "a" and attrs.get("href"):
             self.links.append((attrs["href"], self.in_switch()))
+        if tag in BLOCKS:
+            self.text.append("\n")  # text either side of a block is not one sentence
         if not (skipped or self.skipping()):
             self.text += [attrs[name] for name in READ_ATTRIBUTES if attrs.get(name)]
+        elif skipped and not self.skipping():
+            self.text.append(SKIPPED)  # stands for the code or name the reader sees there
         if tag not in VOID:
             switch = "language-switch" in (attrs.get("class") or "")
             self._open.append((tag, skipped, switch))
@@ -137,6 +145,29 @@ def english_in(texts, codes):
         # Codes of one plain word are bare words already.
         found += [t for t in TOKEN.findall(text) if t in codes and not t.isalpha()]
     return found
+
+
+# Two stops in a row, as "reviewed.." or "Note::" read: a sentence ending in a full stop
+# put before another. An ellipsis (three) and numbers ("1.5", "v2.") are not doubled.
+# "Agarwal et al.: Deep …" is an abbreviation's stop before a colon, as seed 001 cites.
+DOUBLED_STOP = re.compile(r"(?<![.\d])(?<!\bet al)[.:][ \t]*[.:](?![.\d])")
+# "1" before a plural noun the site counts: "1 eligible runs" should read "1 eligible run".
+PLURALS = "tasks|runs|markets|cells|attempts|records|challenges|families|systems|snapshots"
+ONE_PLURAL = re.compile(rf"(?<![\d.,/-])\b1 (?:[a-z]+ ){{0,2}}(?:{PLURALS})\b")
+
+
+def punctuation_in(texts):
+    """Doubled stops and a singular figure before a plural noun, in a page's text as read."""
+    text = "".join(texts)
+    found = [*DOUBLED_STOP.finditer(text), *ONE_PLURAL.finditer(text)]
+    return [" ".join(text[max(0, m.start() - 30) : m.end() + 10].split()) for m in found]
+
+
+def response_body(response):
+    """A page's text, whether Django rendered it or streamed it from a file."""
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()
 
 
 def internal_path(href, base):
@@ -181,6 +212,7 @@ class Walk:
         self.off_language = []  # (page, link into the other language)
         self.wrong_switch = []  # (page, language switch target)
         self.english = {}  # Korean page: what reads as English in it
+        self.punctuation = {}  # page: doubled stops and "1 <plural>" in it
         self.read = {}  # kind: pages read whole
         self.asked = {}  # kind: links asked for
         self.links_seen = 0
@@ -208,7 +240,7 @@ class Walk:
         elif "text/html" in response.get("Content-Type", ""):
             if len(self.read.setdefault(kind, [])) < PAGES_READ_PER_KIND:
                 self.read[kind].append(path)
-                self.read_page(path, response.content.decode())
+                self.read_page(path, response_body(response))
 
     def landing_status(self, response):
         """A redirect is deliberate when it lands, in one hop, on a page."""
@@ -229,6 +261,8 @@ class Walk:
             self.links_seen += 1
             self.check_language(path, link, switch)
             self.queue.append((link, path))
+        if found := punctuation_in(reading.text):
+            self.punctuation[path] = found
         if language == "ko" and (english := english_in(reading.text, self.codes)):
             self.english[path] = english
 
@@ -324,6 +358,19 @@ def test_korean_pages_carry_no_english_prose(walk):
     "tokens", "MICA portal · public task catalogue", 33 English API summaries."""
     assert sum(len(pages) for kind, pages in walk.read.items() if kind.startswith("ko:")) > 30
     assert walk.english == {}
+
+
+def test_no_page_doubles_its_stops_or_counts_one_in_the_plural(walk):
+    """Issue 34, item 4: "English plurals and Korean counters follow the figure ("1
+    eligible run") ... no double full stops or colons"."""
+    assert walk.punctuation == {}, json.dumps(walk.punctuation, ensure_ascii=False, indent=1)
+
+
+def test_the_punctuation_check_finds_what_it_looks_for():
+    found = punctuation_in(["Reviewed.", ". Next: ", "1 eligible runs"])
+    assert found == ["Reviewed.. Next: 1 e", "Reviewed.. Next: 1 eligible runs"]
+    assert punctuation_in(["Wait... 1.5 and v2.", "0.9: 1 run, 1 task", "Lee et al.: T"]) == []
+    assert punctuation_in(["<code> stands for", SKIPPED, ": what it is"]) == []
 
 
 # The findings one by one, where a reader meets them.
