@@ -73,7 +73,9 @@ def crawl(client, starts, limit=600):
         response = client.get(path)
         if response.status_code != 200:
             continue
-        body = response.content.decode()
+        # Files served as they are (the manual) stream; a binary one reads as replaced text.
+        content = b"".join(response.streaming_content) if response.streaming else response.content
+        body = content.decode(errors="replace")
         bodies[path] = body
         links = (
             re.findall(r'href="(/[^"#]*)"', body)
