@@ -116,5 +116,6 @@ def socket_bind_refusal(addresses):
         "gunicorn is bound to the unix socket %(socket)s, where clients have no address: "
         "every client would count as one in the intake limits and the sign-in lockouts. "
         "Set MICA_TRUST_SOCKET_PEER=1 so that the X-Forwarded-For of the proxy at the "
-        "socket's other end names them (the manual's deployers' guide, "A reverse proxy in front"), or bind to a TCP address."
+        "socket's other end names them (the manual's deployers' guide, “A reverse proxy in "
+        "front”), or bind to a TCP address."
     ) % {"socket": os.fsdecode(sockets[0])}
