@@ -2,6 +2,7 @@
 
 import nh3
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 from markdown_it import MarkdownIt
 
 from mica.methodology.pack import contract_by_chapter, fill_placeholders
@@ -99,8 +100,21 @@ def _labels(reader, pack):
     return {name: reader.plain(labels[name]) for name in labels if isinstance(labels[name], dict)}
 
 
-def methodology_view(content, facts, language):
+def citation_label(names, year):
+    """A reference as a reader expects it cited in the text: author and year ("Agarwal
+    et al., 2021", "Keeney and Raiffa, 1993"), in the reader's language."""
+    if len(names) > 2:
+        lead = _("%(first)s et al.") % {"first": names[0]}
+    elif len(names) == 2:
+        lead = _("%(first)s and %(second)s") % {"first": names[0], "second": names[1]}
+    else:
+        lead = names[0] if names else ""
+    return _("%(names)s, %(year)s") % {"names": lead, "year": year or _("n.d.")}
+
+
+def methodology_view(content, facts, language, citations=None):
     reader = Reader(language, facts)
+    citations = citations or {}
     kinds = {
         k["kind"]: {
             "code": k["kind"],
@@ -115,6 +129,9 @@ def methodology_view(content, facts, language):
             "key": r["key"],
             "section_id": r["section_id"],
             "title": reader.plain(r["title"]),
+            "citation": citation_label(*citations[r["key"]])
+            if r["key"] in citations
+            else reader.plain(r["title"]),
         }
         for r in content["references"]
     }

@@ -102,6 +102,20 @@ def reference_list(edition):
     )
 
 
+def reference_citations(edition):
+    """{key: (the names a citation leads with, the year or None)} of the edition's
+    references: the family names of the authors ("Family, Given"), or the organisations
+    a work is issued by."""
+    citations = {}
+    for key, authors, organisations, issued in models.Reference.objects.filter(
+        edition=edition
+    ).values_list("key", "authors", "organisation_authors", "issued"):
+        people = [line.split(",")[0].strip() for line in authors.splitlines() if line.strip()]
+        names = people or [line.strip() for line in organisations.splitlines() if line.strip()]
+        citations[key] = (names, issued[:4] or None)
+    return citations
+
+
 def glossary_list(edition):
     return models.GlossaryTerm.objects.filter(edition=edition).order_by("position", "pk")
 

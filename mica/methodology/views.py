@@ -14,7 +14,12 @@ from mica.methodology.extensions import open_challenges
 from mica.methodology.facts import live_facts
 from mica.methodology.models import Edition
 from mica.methodology.presenters import methodology_view
-from mica.methodology.selectors import edition_current, pack_content, section_record_get
+from mica.methodology.selectors import (
+    edition_current,
+    pack_content,
+    reference_citations,
+    section_record_get,
+)
 from mica.methodology.selectors import edition_list as edition_list_q
 
 CHAPTERS_TEMPLATE = "methodology/_chapters.html"
@@ -41,7 +46,12 @@ def _presented(edition):
     language = translation.get_language()
     return computed(
         "methodology-page",
-        lambda: methodology_view(pack_content(edition), live_facts(edition), language),
+        lambda: methodology_view(
+            pack_content(edition),
+            live_facts(edition),
+            language,
+            citations=reference_citations(edition),
+        ),
         edition.pk,
         tables=[Edition._meta.db_table],
     )

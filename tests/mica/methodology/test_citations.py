@@ -1,0 +1,41 @@
+"""Claims cite their references by author and year, linked to the entry (issue 34, item
+4: "claims cite references as readers expect (author and year, linked), not as slugs").
+The Markdown pack keeps the seed's own "(see: agarwal-statistical)"; the page is for
+readers."""
+
+import re
+
+import pytest
+
+from mica.methodology.presenters import citation_label
+
+pytestmark = pytest.mark.django_db
+
+
+def refs_of(page):
+    return re.findall(r'<span class="refs">\((.*?)\)</span>', page, re.S)
+
+
+@pytest.mark.parametrize(
+    "prefix, cited",
+    [
+        ("", ["Agarwal et al., 2021", "Keeney and Raiffa, 1993"]),
+        ("/ko", ["Agarwal 외, 2021", "Keeney·Raiffa, 1993"]),
+    ],
+)
+def test_claims_cite_author_and_year_linked_to_the_reference(
+    client, canonical_content, prefix, cited
+):
+    page = client.get(f"{prefix}/methodology/").text
+    refs = "\n".join(refs_of(page))
+    for citation in cited:
+        assert citation in refs
+    assert 'href="#ref-agarwal-statistical">Agarwal' in refs
+    assert ">agarwal-statistical<" not in refs and ">keeney-raiffa<" not in refs
+
+
+def test_a_citation_follows_the_number_of_authors_and_says_when_undated():
+    assert citation_label(["Lee"], "2020") == "Lee, 2020"
+    assert citation_label(["Lee", "Kim"], "2020") == "Lee and Kim, 2020"
+    assert citation_label(["Lee", "Kim", "Park"], None) == "Lee et al., n.d."
+    assert citation_label(["Kakao Corp."], None) == "Kakao Corp., n.d."
