@@ -1,8 +1,10 @@
 from django.conf import settings
+from django.db import transaction
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import (
     OpenApiExample,
+    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     extend_schema_serializer,
@@ -63,6 +65,25 @@ class AttemptsRecordedSerializer(serializers.Serializer):
         help_text=_("How many were already on file with the same content.")
     )
     attempts = RecordedAttemptSerializer(many=True, help_text=_("Each attempt, in batch order."))
+    dry_run = serializers.BooleanField(
+        required=False,
+        help_text=_(
+            "Present and true on a dry run: the answer a real call would get, with nothing stored."
+        ),
+    )
+
+
+# The console of the API reference sends its examples with it: checked and answered as a
+# real call, stored nowhere, so trying the API never records on a real snapshot.
+DRY_RUN = OpenApiParameter(
+    "dry_run",
+    bool,
+    OpenApiParameter.QUERY,
+    description=_(
+        "With dry_run=1 the batch is checked and answered exactly as it would be, and "
+        "nothing is stored (no attempt, no cell recomputed)."
+    ),
+)
 
 
 @extend_schema_serializer(many=False)  # the examples are whole batches, not attempts to list
@@ -148,8 +169,19 @@ class AttemptIngest(APIView):
             415: NOT_JSON,
         },
         examples=attempt_examples(),
+        parameters=[DRY_RUN],
     )
     def post(self, request):
+        if request.query_params.get("dry_run") in ("1", "true"):
+            with transaction.atomic():
+                response = self._record(request)
+                # Everything the batch wrote goes, and the steps after a commit never run.
+                transaction.set_rollback(True)
+            response.data["dry_run"] = True
+            return response
+        return self._record(request)
+
+    def _record(self, request):
         payloads = request.data if isinstance(request.data, list) else [request.data]
         maximum = attempt_batch_max()
         if len(payloads) > maximum:
