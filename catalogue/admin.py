@@ -519,14 +519,7 @@ class ReviewCommentInline(_CommentInline):
         "resolved_by",
         "resolve",
     )
-    readonly_fields = (
-        "anchored_to",
-        "body",
-        "author",
-        "created_at",
-        "resolved_at",
-        "resolved_by",
-    )
+    readonly_fields = fields[:-1]  # all but the box that resolves it
     verbose_name_plural = _("comments")
 
     def has_add_permission(self, request, obj=None):
