@@ -74,6 +74,20 @@ def grant(user, code, role, verified_by, days=90):
     )
 
 
+def catalogue_editor(username, roles, lead):
+    """A staff member who may write and review tasks (every catalogue permission but the
+    holdout's) with the KR competences `roles` ("AUTHOR", "REVIEWER"), verified by `lead`."""
+    person = StaffFactory(username=username)
+    person.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="catalogue").exclude(
+            codename="view_holdout"
+        )
+    )
+    for role in roles:
+        grant(person, "KR", getattr(CompetenceRole, role), lead)
+    return person
+
+
 def grant_language(user, language, verified_by, days=90):
     """Give `user` a competence in `language` (a translation reviewer's), verified by
     `verified_by`."""

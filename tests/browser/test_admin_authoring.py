@@ -8,10 +8,15 @@ that market who is not the author and not an editor of the revision under review
 """
 
 import pytest
-from django.contrib.auth.models import Permission
 
 from tests.browser.conftest import assert_accessible
-from tests.factories import PASSWORD, LeadFactory, StaffFactory, grant, totp_code, totp_device
+from tests.factories import (
+    PASSWORD,
+    LeadFactory,
+    catalogue_editor,
+    totp_code,
+    totp_device,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -33,27 +38,13 @@ CLAUSES = [
 MARKETS = ["KR", "JP", "SG", "TW", "AE", "TH"]
 
 
-def _editor(username, role_pairs, lead):
-    from markets.models import CompetenceRole
-
-    person = StaffFactory(username=username)
-    person.user_permissions.add(
-        *Permission.objects.filter(content_type__app_label="catalogue").exclude(
-            codename="view_holdout"
-        )
-    )
-    for role in role_pairs:
-        grant(person, "KR", getattr(CompetenceRole, role), lead)
-    return person
-
-
 @pytest.fixture
 def people(site):
     lead = LeadFactory(username="authoring-lead")
     totp_device(lead)
     # The author may also review Korea's tasks: only four eyes stop them approving this one.
-    author = _editor("kr-author", ["AUTHOR", "REVIEWER"], lead)
-    reviewer = _editor("kr-reviewer", ["REVIEWER"], lead)
+    author = catalogue_editor("kr-author", ["AUTHOR", "REVIEWER"], lead)
+    reviewer = catalogue_editor("kr-reviewer", ["REVIEWER"], lead)
     return {"lead": lead, "author": author, "reviewer": reviewer}
 
 

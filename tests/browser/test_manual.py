@@ -12,16 +12,14 @@ import time
 from urllib.parse import urljoin
 
 import pytest
-from django.contrib.auth.models import Permission
 
 from tests.browser.screenshots import VIEWPORT, shoot
 from tests.browser.test_content_security_policy import visit, watched  # noqa: F401 (fixture)
 from tests.factories import (
     PASSWORD,
     LeadFactory,
-    StaffFactory,
     SystemFactory,
-    grant,
+    catalogue_editor,
     totp_code,
     totp_device,
 )
@@ -127,20 +125,6 @@ def autocomplete(page, select_id, term):
     page.click(f"#{select_id} + .select2 .select2-selection")
     page.fill(".select2-search__field", term)
     page.locator(".select2-results__option", has_text=term).first.click()
-
-
-def _editor(username, roles, lead):
-    from markets.models import CompetenceRole
-
-    person = StaffFactory(username=username)
-    person.user_permissions.add(
-        *Permission.objects.filter(content_type__app_label="catalogue").exclude(
-            codename="view_holdout"
-        )
-    )
-    for role in roles:
-        grant(person, "KR", getattr(CompetenceRole, role), lead)
-    return person
 
 
 def _pk(model, **lookup):
@@ -304,8 +288,8 @@ def test_a_task_from_its_author_through_review_to_the_method_lead(page, site, pu
     leads = {lang: LeadFactory(username=f"manual-lead-{lang}") for lang, _prefix in LANGUAGES}
     for lead in leads.values():
         totp_device(lead)
-    author = _editor("manual-author", ["AUTHOR"], leads["en"])
-    reviewer = _editor("manual-reviewer", ["REVIEWER"], leads["en"])
+    author = catalogue_editor("manual-author", ["AUTHOR"], leads["en"])
+    reviewer = catalogue_editor("manual-reviewer", ["REVIEWER"], leads["en"])
     for lang, prefix in LANGUAGES:
         walk_a_task(page, site, lang, prefix, leads[lang], author, reviewer)
 
