@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 from django.core import signing
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
@@ -92,6 +92,13 @@ class ScoringInputsSerializer(serializers.Serializer):
                 {"successes": _("Successes cannot exceed eligible runs.")}
             )
         return data
+
+
+def request_language():
+    """The language the filer reads: the request's, else English. A filing's receipt and
+    its e-mails follow it (Accept-Language on the API, the page's language on the form)."""
+    language = translation.get_language() or ""
+    return language if language in LANGUAGES else "en"
 
 
 class ChallengeSerializer(serializers.Serializer):
@@ -189,9 +196,10 @@ class ChallengeSerializer(serializers.Serializer):
     )
     language = serializers.ChoiceField(
         choices=LANGUAGES,
-        default="en",
+        default=request_language,
         help_text=gettext_lazy(
-            "The language of the e-mails and of the challenge's text: en or ko."
+            "The language of the e-mails and of the challenge's text: en or ko; by default "
+            "the request's."
         ),
     )
     idempotency_key = serializers.CharField(

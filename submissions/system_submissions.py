@@ -4,7 +4,7 @@ import re
 from datetime import date, timedelta
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -17,7 +17,7 @@ from mica.content.changes import writes_not_public
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.text import plain
 from mica.workflows import Move, workflow_move
-from submissions.challenges import MAX_TEXT
+from submissions.challenges import MAX_TEXT, request_language
 from submissions.models import (
     DataStatus,
     SubmissionState,
@@ -83,12 +83,6 @@ def latest_snapshot_date():
 
 # No agent system a record describes ran before this: an earlier date is a typing error.
 EARLIEST_RECORD_DATE = date(2000, 1, 1)
-
-
-def request_language():
-    """The language the filer reads: the request's, else English."""
-    language = translation.get_language() or ""
-    return language if language in LANGUAGES else "en"
 
 
 class SystemSubmissionSerializer(serializers.Serializer):
