@@ -1,6 +1,8 @@
 from django import forms
 from django.contrib import admin, messages
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
@@ -11,9 +13,9 @@ from mica.methodology import models
 from mica.methodology.selectors import claim_korean_is_approved, claims_korean_stale
 from mica.methodology.services import (
     claim_korean_approve,
+    edition_draft_start_or_open,
     edition_publication_preview,
     edition_publish,
-    edition_start_draft,
     section_record_errors,
 )
 
@@ -74,12 +76,23 @@ class EditionAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
 
     @admin.action(description=_("Start a new draft edition from the selected edition"))
     def start_draft(self, request, queryset):
-        for edition in queryset[:1]:
-            draft = edition_start_draft(source=edition)
-            self.message_user(
-                request,
-                _("Draft %(edition)s (%(slug)s) started.") % {"edition": draft, "slug": draft.slug},
+        """Opens the draft: the one started now under the next free edition number, or the
+        one already under way after the selected edition (a second click makes no other)."""
+        source = queryset.order_by("pk").first()
+        if source is None:
+            return None
+        draft, started = edition_draft_start_or_open(source=source)
+        if started:
+            message = _("Draft %(edition)s (%(slug)s) started.")
+        else:
+            message = _(
+                "A draft already follows %(source)s: %(edition)s (%(slug)s), opened here. "
+                "Publish it before starting another."
             )
+        self.message_user(
+            request, message % {"edition": draft, "slug": draft.slug, "source": source}
+        )
+        return HttpResponseRedirect(reverse("admin:methodology_edition_change", args=[draft.pk]))
 
     @admin.action(description=_("Publish the selected draft edition"))
     def publish(self, request, queryset):

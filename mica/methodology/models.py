@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -18,6 +18,10 @@ EDITION_SLUG_VALIDATOR = RegexValidator(
 )
 
 
+# A threshold stated as a share is a percentage (mica.scoring.Thresholds): 0 to 100.
+PERCENTAGE = [MinValueValidator(0), MaxValueValidator(100)]
+
+
 class Edition(models.Model):
     """One version of the method. Everything the portal publishes belongs to one."""
 
@@ -30,20 +34,53 @@ class Edition(models.Model):
     )
     published_on = models.DateField(_("published on"), null=True, blank=True)
     review_cutoff = models.DateField(_("review cutoff"), null=True, blank=True)
-    # Publication thresholds: null means "not set", and the gate refuses.
+    # Publication thresholds: null means "not set", and the gate refuses. Seed 000 names
+    # them "runs per task, a minimum cell sample size, task coverage, or a maximum
+    # ineligible discard rate"; the help says each one's unit and what the gate does with it.
     min_eligible_runs = models.PositiveIntegerField(
-        _("minimum eligible runs"), null=True, blank=True
+        _("minimum eligible runs"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "In runs: the fewest eligible runs a cell needs before its result can be "
+            "published. Empty means not set, and the gate then refuses every cell."
+        ),
     )
     min_coverage = models.DecimalField(
-        _("minimum coverage (%)"), max_digits=5, decimal_places=2, null=True, blank=True
+        _("minimum coverage (%)"),
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=PERCENTAGE,
+        help_text=_(
+            "In percent, from 0 to 100: the share of a market's canonical tasks in a family "
+            "that a cell must have attempted. Empty means not set, and the gate then "
+            "refuses every cell."
+        ),
     )
-    runs_per_task = models.PositiveIntegerField(_("runs per task"), null=True, blank=True)
+    runs_per_task = models.PositiveIntegerField(
+        _("runs per task"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "In runs: how often each attempted task must be run in a cell, and the k of its "
+            "reliability across repeats (0 leaves k to the cell's own fewest runs). Empty "
+            "means not set, and the gate then refuses every cell."
+        ),
+    )
     max_ineligible_discard_rate = models.DecimalField(
         _("maximum ineligible discard rate (%)"),
         max_digits=5,
         decimal_places=2,
         null=True,
         blank=True,
+        validators=PERCENTAGE,
+        help_text=_(
+            "In percent, from 0 to 100: the largest share of a cell's attempts that may be "
+            "discarded as ineligible (an environment fault, never a failure). Empty means not "
+            "set, and the gate then refuses every cell."
+        ),
     )
     # The pack's frame (title, intro, status lines, labels) as {en, ko} texts.
     pack_texts = models.JSONField(_("pack texts"), default=dict, blank=True)

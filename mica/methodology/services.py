@@ -1,5 +1,7 @@
 """Writes and rules of the methodology records."""
 
+import re
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -244,16 +246,46 @@ def self_approved_claims(edition):
 DRAFT_MARKS = {"en": " (draft)", "ko": " (초안)"}
 
 
-def _draft_slug(source):
-    """`<source>-next`, then `-next-2`, `-next-3`…: unique however often a draft is started."""
-    slug_field = models.Edition._meta.get_field("slug")
+# An edition's number is the version its slug ends with: "preview-0.1" is 0.1.
+EDITION_NUMBER = re.compile(r"\d+(?:\.\d+)*$")
+
+
+def _number_after(number):
+    """The next edition number: the last part counted on (0.1 -> 0.2, 0.9 -> 0.10, 3 -> 4)."""
+    *head, last = number.split(".")
+    return ".".join([*head, str(int(last) + 1)])
+
+
+def _numbered(source, number, new_number):
+    """The source's slug and labels with `new_number` for `number` (or added, when the
+    slug names no number)."""
+    max_length = models.Edition._meta.get_field("slug").max_length
+    head, suffix = (
+        (source.slug[: -len(number)], new_number) if number else (source.slug, f"-{new_number}")
+    )
+    slug = head[: max_length - len(suffix)] + suffix
+    labels = {}
+    for lang in LANGUAGES:
+        label = _published_label(getattr(source, f"version_label_{lang}"), lang)
+        before, found, after = label.rpartition(number) if number else ("", "", label)
+        labels[lang] = f"{before}{new_number}{after}" if found else f"{label} {new_number}"
+    return slug, labels
+
+
+def edition_next_number(source):
+    """The slug and labels of the edition after `source`: its number counted on to the
+    next one no edition holds ("preview-0.1" and "Preview 0.1" -> "preview-0.2" and
+    "Preview 0.2", or 0.3 when 0.2 exists)."""
     taken = set(models.Edition.objects.values_list("slug", flat=True))
-    for number in range(1, len(taken) + 2):
-        suffix = "-next" if number == 1 else f"-next-{number}"
-        slug = source.slug[: slug_field.max_length - len(suffix)] + suffix
+    found = EDITION_NUMBER.search(source.slug)
+    number = found.group() if found else ""
+    candidate = number or "1"
+    for _attempt in range(len(taken) + 1):
+        candidate = _number_after(candidate)
+        slug, labels = _numbered(source, number, candidate)
         if slug not in taken:
-            return slug
-    raise AssertionError("unreachable: one of len(taken) + 1 candidates is free")
+            return slug, labels
+    raise AssertionError("unreachable: one of len(taken) + 1 numbers is free")
 
 
 def _draft_label(label, lang):
@@ -268,14 +300,15 @@ def _published_label(label, lang):
 def edition_start_draft(*, source, slug=None, label_en=None, label_ko=None):
     """A new draft edition holding a copy of every methodology record and market edition.
 
-    Without a slug or labels, they follow the source: a free `<source>-next…` slug
-    and the source's labels marked as a draft.
+    Without a slug or labels, it takes the next free edition number after the source
+    (edition_next_number), its labels marked as a draft.
     """
+    next_slug, next_labels = edition_next_number(source)
     with transaction.atomic():
         draft = models.Edition.objects.create(
-            slug=slug or _draft_slug(source),
-            version_label_en=label_en or _draft_label(source.version_label_en, "en"),
-            version_label_ko=label_ko or _draft_label(source.version_label_ko, "ko"),
+            slug=slug or next_slug,
+            version_label_en=label_en or _draft_label(next_labels["en"], "en"),
+            version_label_ko=label_ko or _draft_label(next_labels["ko"], "ko"),
             pack_texts=source.pack_texts,
             min_eligible_runs=source.min_eligible_runs,
             min_coverage=source.min_coverage,
@@ -302,6 +335,24 @@ def edition_start_draft(*, source, slug=None, label_en=None, label_ko=None):
                 }.get(model, {})[old_pk] = record
         edition_drafted.send(sender=models.Edition, source=source, draft=draft)
     return draft
+
+
+def edition_draft_following(source):
+    """The draft already started after `source` (the newest), if one is still a draft."""
+    drafts = models.Edition.objects.filter(status=models.EditionStatus.DRAFT, pk__gt=source.pk)
+    return drafts.order_by("-pk").first()
+
+
+def edition_draft_start_or_open(*, source):
+    """(draft, started): the draft that follows `source`, started now only when none is
+    under way, so a second "Start a new draft" opens the first one instead of another."""
+    with transaction.atomic():
+        # Two clicks at once: the second waits for the first's draft, then opens it.
+        models.Edition.objects.select_for_update().filter(pk=source.pk).first()
+        existing = edition_draft_following(source)
+        if existing is not None:
+            return existing, False
+        return edition_start_draft(source=source), True
 
 
 def edition_publication_refusals(edition):

@@ -253,20 +253,55 @@ def test_the_edition_form_saves_its_own_slug_and_thresholds(client, lead):
     assert edition.slug == "preview-0.1"
 
 
-def test_starting_drafts_again_and_again_never_fails(client, lead):
+def _start_draft(client, edition, prefix=""):
+    """ "Start a new draft" on `edition` in the edition list, as the method lead clicks it:
+    (the edition it opened, the message it left)."""
+    answer = client.post(
+        f"{prefix}/admin/methodology/edition/",
+        {"action": "start_draft", "_selected_action": [edition.pk]},
+    )
+    assert answer.status_code == 302, answer.content[-2000:]
+    opened = client.get(answer["Location"])
+    messages = [str(m) for m in opened.context["messages"]]
+    return opened.context["original"], messages
+
+
+def test_a_new_draft_takes_the_next_free_number_and_a_second_click_opens_it(client, lead):
+    """Issue 34: ""Start a new draft" names the draft by the next free edition number and a
+    second click opens the existing draft instead of failing or making another"."""
     client.force_login(lead)
     current = Edition.objects.get(slug="preview-0.1")
-    for _round in range(3):
-        answer = client.post(
-            "/admin/methodology/edition/",
-            {"action": "start_draft", "_selected_action": [current.pk]},
-        )
-        assert answer.status_code == 302
-    slugs = sorted(Edition.objects.exclude(pk=current.pk).values_list("slug", flat=True))
-    assert slugs == ["preview-0.1-next", "preview-0.1-next-2", "preview-0.1-next-3"]
+    draft, said = _start_draft(client, current)
+    assert (draft.slug, draft.version_label_en, draft.version_label_ko) == (
+        "preview-0.2",
+        "Preview 0.2 (draft)",
+        "프리뷰 0.2 (초안)",
+    )
+    assert said == ["Draft Preview 0.2 (draft) (preview-0.2) started."]
+    again, said = _start_draft(client, current, prefix="/ko")
+    assert again.pk == draft.pk and Edition.objects.count() == 2
+    assert said == [
+        "프리뷰 0.1 다음 초안이 이미 있습니다. 프리뷰 0.2 (초안)(preview-0.2)을(를) 열었습니다. "
+        "다른 초안을 시작하려면 먼저 이 초안을 게시하세요."
+    ]
+    # Once the draft is published, the next click starts the number after it, and a click
+    # on an older edition opens that new draft too.
+    Edition.objects.filter(pk=draft.pk).update(status="published")
+    third, _said = _start_draft(client, Edition.objects.get(pk=draft.pk))
+    assert third.slug == "preview-0.3"
+    assert _start_draft(client, current)[0].pk == third.pk
+
+
+def test_the_next_number_is_the_next_free_one(lead):
+    current = Edition.objects.get(slug="preview-0.1")
+    Edition.objects.create(slug="preview-0.2", version_label_en="P", version_label_ko="P")
+    nine = Edition.objects.create(slug="v-0.9", version_label_en="V 0.9", version_label_ko="V 0.9")
+    assert edition_start_draft(source=current).slug == "preview-0.3"
+    assert edition_start_draft(source=nine).version_label_en == "V 0.10 (draft)"
     long = Edition.objects.create(slug="x" * 40, version_label_en="X", version_label_ko="X")
-    assert len(edition_start_draft(source=long).slug) <= 40
-    assert edition_start_draft(source=long).slug != edition_start_draft(source=long).slug
+    first, second = edition_start_draft(source=long), edition_start_draft(source=long)
+    assert (first.slug, first.version_label_en) == ("x" * 38 + "-2", "X 2 (draft)")
+    assert second.slug == "x" * 38 + "-3" and len(second.slug) == 40
 
 
 def test_publishing_asks_first_and_the_published_label_says_no_draft(client, lead):
@@ -296,3 +331,51 @@ def test_publishing_asks_first_and_the_published_label_says_no_draft(client, lea
     assert draft.status == "published", done.text[-2000:]
     assert "draft" not in draft.version_label_en and "초안" not in draft.version_label_ko
     assert f"{draft.version_label_en} is published." in done.text
+
+
+# The help of each threshold field, as the edition form shows it: its unit first.
+THRESHOLD_HELP = {
+    "": {
+        "min_eligible_runs": "In runs: the fewest eligible runs a cell needs",
+        "min_coverage": "In percent, from 0 to 100: the share of a market",
+        "runs_per_task": "In runs: how often each attempted task must be run in a cell",
+        "max_ineligible_discard_rate": "In percent, from 0 to 100: the largest share of a cell",
+    },
+    "/ko": {
+        "min_eligible_runs": "단위: 회. 셀의 결과를 공개하려면 필요한 최소 유효 실행 수",
+        "min_coverage": "단위: %(0~100). 한 셀이 그 시장에서 해당 계열의 표준 과제",
+        "runs_per_task": "단위: 회. 셀에서 시도한 과제마다 필요한 실행 횟수",
+        "max_ineligible_discard_rate": "단위: %(0~100). 셀의 시도 가운데 부적격",
+    },
+}
+
+
+@pytest.mark.parametrize("prefix", ["", "/ko"])
+def test_each_threshold_field_says_its_unit_and_refuses_a_share_above_100(client, lead, prefix):
+    """Seed L401: "MICA has not yet agreed runs per task, a minimum cell sample size, task
+    coverage, or a maximum ineligible discard rate": whoever sets them reads each one's
+    unit; a share (coverage, discard rate) is a percentage from 0 to 100, refused above,
+    in the editor's language, never left for the gate to fail on."""
+    client.force_login(lead)
+    edition = Edition.objects.get(slug="preview-0.1")
+    url = f"{prefix}/admin/methodology/edition/{edition.pk}/change/"
+    page = client.get(url)
+    for name, help_text in THRESHOLD_HELP[prefix].items():
+        shown = page.text.split(f'id="id_{name}_helptext"', 1)[1].split("</div>", 1)[0]
+        assert help_text in shown.replace("&#x27;", "'"), (name, shown)
+    form = page.context["adminform"].form
+    data = {name: form[name].value() or "" for name in form.fields}
+    for name in ("min_coverage", "max_ineligible_discard_rate"):
+        refused = client.post(url, {**data, name: "100.01"})
+        assert refused.status_code == 200, name  # the form again, with its error
+        error = " ".join(refused.context["adminform"].form.errors[name])
+        assert error == (
+            "100 이하의 값을 입력해 주세요."
+            if prefix
+            else "Ensure this value is less than or equal to 100."
+        )
+        data[name] = "100"
+        assert client.post(url, data).status_code == 302, name
+    edition.refresh_from_db()
+    assert edition.min_coverage == 100 and edition.max_ineligible_discard_rate == 100
+
