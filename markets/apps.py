@@ -9,12 +9,14 @@ class MarketsConfig(AppConfig):
     def ready(self):
         # Imported once the app registry is ready, as models must be.
         from markets import checks  # noqa: F401  (registers the coverage check)
+        from markets.edition_diff import market_edition_records
         from markets.selectors import market_editions_frozen, market_figures
         from markets.services import market_editions_follow_draft
         from mica.methodology import extensions
 
         extensions.live_figures_register(market_figures)
         extensions.frozen_count_register(market_editions_frozen)
+        extensions.edition_records_register("market_editions", market_edition_records)
         extensions.edition_drafted.connect(
             market_editions_follow_draft, dispatch_uid="market-editions-follow-draft"
         )

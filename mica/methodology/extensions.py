@@ -19,6 +19,7 @@ _frozen_counts = []
 _catalogue = []
 _corrections = []
 _open_challenges = []
+_edition_records = {}
 
 
 def _one(registered, what):
@@ -79,3 +80,15 @@ def open_challenges_register(challenges):
 
 def open_challenges(edition):
     return _one(_open_challenges, "the open challenges")(edition)
+
+
+def edition_records_register(part, records):
+    """`records(edition)` -> what the edition holds of `part` (e.g. "market_editions"), as
+    the edition diff compares it: a list of groups, each {"key", "title": {en, ko},
+    "records": [mica.methodology.diff.diff_record(...), ...]}."""
+    _edition_records[part] = records
+
+
+def edition_records_registered():
+    """{part: records} of every app that registered what its editions hold."""
+    return dict(_edition_records)

@@ -4,15 +4,16 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from mica.bilingual import LANGUAGES
 from mica.content.fragments import computed
-from mica.methodology.diff import edition_diff_read
+from mica.methodology.diff import EDITION_STANDINGS, edition_diff_read, edition_standing
 from mica.methodology.exports import methodology_pack, pack_filename
 from mica.methodology.extensions import open_challenges
 from mica.methodology.facts import live_facts
-from mica.methodology.models import Edition
+from mica.methodology.models import Edition, EditionStatus
 from mica.methodology.presenters import methodology_view
 from mica.methodology.selectors import (
     edition_current,
@@ -183,7 +184,24 @@ def download(request, slug, language):
 
 @require_safe
 def edition_list(request):
-    return render(request, "methodology/edition_list.html", {"editions": edition_list_q()})
+    editions = list(edition_list_q())
+    current = edition_current()
+    published = [e for e in editions if e.status == EditionStatus.PUBLISHED]
+    rows = []
+    for edition in editions:
+        standing = edition_standing(edition, current)
+        rows.append(
+            {"edition": edition, "standing": standing, "label": EDITION_STANDINGS[standing]}
+        )
+    return render(
+        request,
+        "methodology/edition_list.html",
+        {
+            "rows": rows,
+            "last_published": published[0] if published else None,
+            "preview": current if current and current.status == EditionStatus.DRAFT else None,
+        },
+    )
 
 
 @require_safe
@@ -195,4 +213,28 @@ def edition_detail(request, slug):
 def edition_diff_page(request, older, newer):
     language = translation.get_language()
     diff = edition_diff_read(_edition_or_404(older), _edition_or_404(newer), language)
-    return render(request, "methodology/edition_diff.html", {"diff": diff, "language": language})
+    return render(
+        request,
+        "methodology/edition_diff.html",
+        {"diff": diff, "language": language, "sections": _diff_sections(diff)},
+    )
+
+
+def _diff_sections(diff):
+    """(anchor, heading, count) of each part of the diff, for its table of contents."""
+    references, markets = diff["references"], diff["market_editions"]
+    return [
+        ("thresholds", _("Thresholds"), len(diff["thresholds"])),
+        ("added", _("Claims added"), len(diff["added"])),
+        ("changed", _("Claims changed"), len(diff["changed"])),
+        ("retracted", _("Claims retracted"), len(diff["retracted"])),
+        ("tasks-added", _("Tasks added"), len(diff["tasks_added"])),
+        (
+            "tasks-made-current",
+            _("Task versions made current"),
+            len(diff["tasks_made_current"]),
+        ),
+        ("tasks-retired", _("Tasks retired"), len(diff["tasks_retired"])),
+        ("references", _("References"), sum(len(v) for v in references.values())),
+        ("market-editions", _("Market editions"), len(markets)),
+    ]

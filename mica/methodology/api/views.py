@@ -3,13 +3,13 @@
 from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mica.bilingual import LANGUAGES
-from mica.methodology.diff import edition_diff
+from mica.methodology.diff import EDITION_STANDINGS, bilingual, edition_diff, edition_standing
 from mica.methodology.facts import live_facts
 from mica.methodology.models import Edition
 from mica.methodology.pack import fill_placeholders
@@ -28,6 +28,12 @@ def _filled(node, facts):
 
 
 class EditionSerializer(serializers.ModelSerializer):
+    """An edition, with what it is in words: a preview (the draft the site shows while
+    nothing is published), a draft, published or superseded."""
+
+    standing = serializers.SerializerMethodField()
+    standing_label = serializers.SerializerMethodField()
+
     class Meta:
         model = Edition
         fields = [
@@ -35,6 +41,8 @@ class EditionSerializer(serializers.ModelSerializer):
             "version_label_en",
             "version_label_ko",
             "status",
+            "standing",
+            "standing_label",
             "published_on",
             "review_cutoff",
             "min_eligible_runs",
@@ -42,6 +50,16 @@ class EditionSerializer(serializers.ModelSerializer):
             "runs_per_task",
             "max_ineligible_discard_rate",
         ]
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["preview", "draft", "published", "superseded"])
+    )
+    def get_standing(self, edition):
+        return edition_standing(edition, self.context.get("current"))
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_standing_label(self, edition):
+        return bilingual(EDITION_STANDINGS[self.get_standing(edition)])
 
 
 class _CurrentEditionView(APIView):
@@ -62,7 +80,8 @@ class _CurrentEditionView(APIView):
 )
 class EditionList(APIView):
     def get(self, request):
-        return Response(EditionSerializer(edition_list(), many=True).data)
+        context = {"current": edition_current()}
+        return Response(EditionSerializer(edition_list(), many=True, context=context).data)
 
 
 @extend_schema(
@@ -115,7 +134,10 @@ class Facts(_CurrentEditionView):
 
 
 @extend_schema(
-    summary=_("Claims added, changed and retracted, tasks added and retired, between two editions"),
+    summary=_(
+        "Everything that changed between two editions: thresholds, claims, tasks, "
+        "references and market editions, each with its title in both languages"
+    ),
     responses=OpenApiTypes.OBJECT,
 )
 class EditionDiff(APIView):

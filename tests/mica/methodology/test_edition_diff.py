@@ -119,7 +119,12 @@ def test_added_and_retracted_claims_read_with_their_figures(client, newer):
     item.save()
     for path, reads in [("", ENGLISH), ("/ko", KOREAN)]:
         page = client.get(path + DIFF).text
-        assert re.search(rf'<li id="added-scope-now">.*{re.escape(reads)}</li>', page)
+        # Headed by its term; the section id follows, as a tag.
+        assert re.search(
+            rf'<li id="added-scope-now"><strong>.*{re.escape(reads)} '
+            r'<span class="tag" translate="no">scope-now</span></li>',
+            page,
+        )
         assert f'<li id="retracted-{SCOPE}">' in page
         assert "{{" not in page
 
@@ -164,3 +169,234 @@ def test_the_diff_page_reads_the_same_number_of_queries_at_any_size(
         with django_assert_num_queries(len(small.captured_queries)):
             page = client.get(path + DIFF).text
         assert page.count('<li id="changed-') == len(claims)
+
+
+# --- The whole change: thresholds, tasks, references, market editions -----------------
+
+RETIRED = "gc-resident-record-extract"
+MADE_CURRENT = "ec-reschedule-three-party"
+ADDED = "ec-a-task-added-in-this-edition"
+
+
+def _admin_edit(client, url, **changes):
+    """Open a change form in the admin, change some fields and save, as an editor does."""
+    from tests.census import form_data
+
+    page = client.get(url)
+    assert page.status_code == 200, (page.status_code, page.get("Location"))
+    data = form_data(page.text)
+    data.update(changes)
+    saved = client.post(url, data, follow=True)
+    assert saved.status_code == 200 and not saved.context.get("errors"), saved.context.get("errors")
+
+
+def _task_added():
+    """A new public task in the catalogue, its version in force as a content load sets it."""
+    from catalogue.models import TaskDefinition, TaskVersion
+    from catalogue.services import task_version_load_current
+
+    neighbour = TaskDefinition.objects.get(slug=MADE_CURRENT)
+    definition = TaskDefinition.objects.create(slug=ADDED, family=neighbour.family, position=98)
+    version = TaskVersion.objects.get(pk=neighbour.current_version_id)
+    version.pk, version.definition, version.version = None, definition, "1.0.0"
+    version.title_en, version.title_ko = "Split a shared bill", "함께 낸 비용 나누기"
+    version.save()
+    task_version_load_current(version=version)
+
+
+def _version_made_current(lead):
+    """A second version of a task, reviewed in Korea (the only market it applies in),
+    promoted and made current by the method lead."""
+    from catalogue.models import MarketApplicability, TaskDefinition, TaskVersion
+    from catalogue.services import task_promote, task_version_make_current
+    from tests.factories import approve_locally, references_registered
+
+    task = TaskDefinition.objects.get(slug=MADE_CURRENT)
+    source = task.current_version
+    clauses, applicability = list(source.clauses.all()), list(source.applicability.all())
+    newer = TaskVersion.objects.get(pk=source.pk)
+    newer.pk, newer.version = None, "1.1.0"
+    newer.save()
+    for part in [*clauses, *applicability]:
+        part.pk, part.version = None, newer
+        part.save()
+    MarketApplicability.objects.filter(version=newer).exclude(market__code="KR").update(
+        status="not-applicable"
+    )
+    newer = references_registered(newer)
+    approve_locally(newer.pk, "KR")
+    task_promote(definition_id=task.pk, actor=lead, version_id=newer.pk)
+    task_version_make_current(version_id=newer.pk, actor=lead)
+    return source.title_en, source.title_ko
+
+
+@pytest.fixture
+def changed(client, newer, django_capture_on_commit_callbacks):
+    """Preview 0.2 after a sequence of real changes since the published 0.1: thresholds set
+    in the edition form, a task retired, a task added, a new version made current, a
+    reference edited in the admin, and a Korean situation retitled and a local change
+    dropped from the Korean market edition."""
+    from catalogue.models import TaskDefinition
+    from catalogue.services import task_retire
+    from markets.models import IntegrationSituation, LocalChange
+    from markets.services import situation_update
+    from mica.methodology.models import Reference
+
+    lead = LeadFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        task_retire(
+            definition_id=TaskDefinition.objects.get(slug=RETIRED).pk,
+            actor=lead,
+            reason="Replaced by a locally authored task.",
+        )
+        _task_added()
+        titles = _version_made_current(lead)
+        # Signed in after the reviews, whose factories set the lead's password anew.
+        lead.refresh_from_db()
+        client.force_login(lead)
+        _admin_edit(
+            client,
+            f"/admin/methodology/edition/{newer.pk}/change/",
+            min_eligible_runs="30",
+            min_coverage="80",
+        )
+        reference = Reference.objects.get(edition=newer, key="webarena")
+        _admin_edit(
+            client,
+            f"/admin/methodology/reference/{reference.pk}/change/",
+            venue_en="ICLR 2024 (oral)",
+            venue_ko="ICLR 2024 (구두 발표)",
+        )
+        situation = IntegrationSituation.objects.filter(
+            market_edition__edition=newer, market_edition__market__code="KR"
+        ).first()
+        situation_update(
+            situation=situation,
+            changes={
+                "title_en": situation.title_en + " by app",
+                "title_ko": situation.title_ko + " (앱)",
+            },
+            actor=lead,
+        )
+        dropped = LocalChange.objects.filter(
+            market_edition__edition=newer, market_edition__market__code="KR"
+        ).order_by("-position")[0]
+        dropped.delete()
+    client.logout()
+    return {"titles": titles, "situation": situation, "dropped": dropped}
+
+
+def _section(page, anchor):
+    """The text of the page's part under the heading `anchor`, markup stripped."""
+    found = re.search(rf'<h2 id="{anchor}">[^<]*</h2>(.*?)(?=<h2 |</main>)', page, re.S)
+    assert found, f"no part {anchor}"
+    text = re.sub(r'<span class="visually-hidden">[^<]*</span>', "", found.group(1))
+    return " ".join(re.sub(r"<[^>]+>", " ", text).split())
+
+
+READS = {
+    "en": {
+        "thresholds": [
+            "Minimum eligible runs : not set 30 runs",
+            "Minimum coverage (%) : not set 80%",
+        ],
+        "retired": "Obtain a certified resident registration extract for a rental application",
+        "added": "Split a shared bill",
+        "reference": "Changed: Reference · WebArena Venue and year (English): ICLR 2024 (oral)",
+        "market": "South Korea",
+        "situation": "Integration situation",
+        "dropped": "Removed: Local change",
+    },
+    "ko": {
+        "thresholds": ["최소 유효 실행 수 : 미정 30회", "최소 커버리지(%) : 미정 80%"],
+        "retired": "임대 신청에 제출할 주민 등록 증명서 발급",
+        "added": "함께 낸 비용 나누기",
+        "reference": "변경: 레퍼런스 · WebArena 발표처와 연도(한국어): ICLR 2024 (구두 발표)",
+        "market": "대한민국",
+        "situation": "연동 상황",
+        "dropped": "삭제: 현지 차이",
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_diff_names_every_change_by_its_title(client, changed, language):
+    """Seed L175: "A change ships as a new edition of this wiki and of the generated
+    Markdown pack, both of which state the current rule in full so a reader never has to
+    reconstruct it" -- and the diff between two editions names each change, by its title
+    in the reader's language: thresholds, tasks added, made current and retired,
+    references and market editions."""
+    reads = READS[language]
+    page = client.get(("/ko" if language == "ko" else "") + DIFF).text
+    thresholds = _section(page, "thresholds")
+    for line in reads["thresholds"]:
+        assert line in thresholds, thresholds
+    assert "Runs per task" not in thresholds and "과제당 실행 수" not in thresholds
+    assert _section(page, "tasks-retired").startswith(reads["retired"])  # the title first
+    assert reads["added"] in _section(page, "tasks-added")
+    made_current = _section(page, "tasks-made-current")
+    assert changed["titles"][0 if language == "en" else 1] in made_current
+    assert "1.0.0 1.1.0" in made_current
+    assert reads["reference"] in _section(page, "references")
+    markets = _section(page, "market-editions")
+    situation = changed["situation"]
+    assert markets.startswith(reads["market"])
+    assert reads["situation"] in markets
+    title = getattr(situation, f"title_{language}")
+    assert title in markets and ("by app" if language == "en" else "(앱)") in markets
+    assert reads["dropped"] in markets
+    assert "Japan" not in markets and "일본" not in markets  # untouched markets stay out
+    contents = re.search(r'<nav aria-labelledby="diff-contents">(.*?)</nav>', page, re.S)
+    assert "(2)" in contents.group(1)  # two thresholds
+
+
+def test_the_json_names_every_change_with_both_titles(client, changed):
+    """The same difference as JSON: every change carries its title in both languages."""
+    body = client.get("/api/v1/editions/preview-0.1/diff/preview-0.2/").json()
+    assert [(t["name"], t["before"], t["after"], t["unit"]) for t in body["thresholds"]] == [
+        ("min_eligible_runs", None, 30, "runs"),
+        ("min_coverage", None, 80, "percent"),
+    ]
+    assert body["thresholds"][0]["title"] == {
+        "en": "Minimum eligible runs",
+        "ko": "최소 유효 실행 수",
+    }
+    assert [t["slug"] for t in body["tasks_retired"]] == [RETIRED]
+    assert body["tasks_retired"][0]["title"] == {
+        "en": READS["en"]["retired"],
+        "ko": READS["ko"]["retired"],
+    }
+    assert [(t["slug"], t["title"]["ko"]) for t in body["tasks_added"]] == [
+        (ADDED, "함께 낸 비용 나누기")
+    ]
+    [current] = body["tasks_made_current"]
+    assert (current["slug"], current["version_before"], current["version_after"]) == (
+        MADE_CURRENT,
+        "1.0.0",
+        "1.1.0",
+    )
+    assert set(current["title"]) == {"en", "ko"}
+    [reference] = body["references"]["changed"]
+    assert (reference["key"], reference["title"]) == (
+        "webarena",
+        {"en": "WebArena", "ko": "WebArena"},
+    )
+    assert [f["name"] for f in reference["fields"]] == ["venue_en", "venue_ko"]
+    assert reference["fields"][0]["label"] == {
+        "en": "Venue and year (English)",
+        "ko": "발표처와 연도(영어)",
+    }
+    [korea] = body["market_editions"]
+    assert (korea["key"], korea["title"], korea["state"]) == (
+        "KR",
+        {"en": "South Korea", "ko": "대한민국"},
+        "changed",
+    )
+    situation = changed["situation"]
+    [retitled] = korea["changed"]
+    assert retitled["key"] == f"situation:{situation.situation_id}"
+    assert retitled["title"]["ko"].endswith("(앱)") and retitled["title"]["en"].endswith("by app")
+    [dropped] = korea["removed"]
+    assert dropped["key"] == f"local-change:{changed['dropped'].position}"
+    assert body["editions"]["from"]["standing"] == "published"
+    assert body["editions"]["to"]["standing"] == "draft"

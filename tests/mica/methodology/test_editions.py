@@ -379,3 +379,33 @@ def test_each_threshold_field_says_its_unit_and_refuses_a_share_above_100(client
     edition.refresh_from_db()
     assert edition.min_coverage == 100 and edition.max_ineligible_discard_rate == 100
 
+
+def test_the_seeded_preview_is_labelled_as_what_it_is(client, lead):
+    """PORTAL.md: "A published edition is immutable; changes ship as a new edition": the
+    seeded Preview 0.1 is a draft the site shows while nothing is published, and the
+    edition list, the diff and the JSON say so rather than presenting it as an edition."""
+    pages = {
+        "": ("No edition has been published yet. Preview 0.1 is a preview", "Preview: a draft"),
+        "/ko": (
+            "아직 게시된 에디션이 없습니다. 프리뷰 0.1은(는) 프리뷰입니다.",
+            "프리뷰: 게시된 에디션이 아닌 초안",
+        ),
+    }
+    for prefix, (notice, standing) in pages.items():
+        listed = client.get(f"{prefix}/editions/").text
+        assert notice in listed and f'<td class="standing-preview">{standing}' in listed
+        diff = client.get(f"{prefix}/editions/preview-0.1/diff/preview-0.1/").text
+        assert f'<dd class="standing-preview">{standing}' in diff
+    [listed] = client.get("/api/v1/editions/").json()
+    assert (listed["standing"], listed["standing_label"]["ko"][:3]) == ("preview", "프리뷰")
+    # Published, it is an edition; the next draft is one, compared with it at one click.
+    edition_publish(edition_id=Edition.objects.get(slug="preview-0.1").pk, actor=lead)
+    draft = edition_start_draft(source=Edition.objects.get(slug="preview-0.1"))
+    listed = client.get("/editions/").text
+    assert "No edition has been published yet" not in listed
+    assert '<td class="standing-published">Published</td>' in listed
+    assert '<td class="standing-draft">Draft, not published yet</td>' in listed
+    since = f'href="/editions/preview-0.1/diff/{draft.slug}/"><strong>Changes since Preview 0.1'
+    assert f"{since}, the last published edition" in listed
+    standings = {e["slug"]: e["standing"] for e in client.get("/api/v1/editions/").json()}
+    assert standings == {"preview-0.1": "published", draft.slug: "draft"}
