@@ -47,9 +47,10 @@ TEMPLATE = {
     "critical_safety_event": False,
     "prohibited_state_violation": False,
     "retry_created_duplicate": False,
-    "platform": "Bench Platform",
+    # The platform is each market and family's pre-registered primary (targets()), seen
+    # after the shipped sets were frozen (registered_on 2026-11-30).
     "platform_version": "1.0",
-    "platform_snapshot_date": "2026-10-30",
+    "platform_snapshot_date": "2026-12-01",
     "fallback_invoked": False,
     "wall_clock_seconds": 300.0,
     "model_cost_usd": "0.030000000",
@@ -147,25 +148,37 @@ def prepare():
 
 
 def targets():
-    """(task, version, market, situation) for every public current task version, in each
-    market where it applies."""
+    """(task, version, market, situation, platform) for every public current task version,
+    in each market where it applies, on that market and family's pre-registered primary."""
     from django.db.models import F
 
     from catalogue.access import task_versions_visible
     from catalogue.models import APPLYING, MarketApplicability
     from markets.models import IntegrationSituation
+    from markets.selectors import platforms_in_force
 
     situations = {}
     for situation in IntegrationSituation.objects.select_related("market_edition__market"):
         situations.setdefault(situation.market_edition.market.code, situation.situation_id)
+    primaries = {
+        (p.registration.market_edition.market.code, p.registration.task_family): p.name_en
+        for p in platforms_in_force().filter(rank=1).select_related("registration")
+    }
     current = task_versions_visible(None).filter(definition__current_version=F("pk"))
     applying = MarketApplicability.objects.filter(
         version__in=current, status__in=APPLYING
-    ).select_related("version__definition", "market")
+    ).select_related("version__definition__family", "market")
     return [
-        (a.version.definition.slug, a.version.version, a.market.code, situations[a.market.code])
+        (
+            a.version.definition.slug,
+            a.version.version,
+            a.market.code,
+            situations[a.market.code],
+            primaries[(a.market.code, a.version.definition.family.slug)],
+        )
         for a in applying
         if a.market.code in situations
+        and (a.market.code, a.version.definition.family.slug) in primaries
     ]
 
 
@@ -173,7 +186,7 @@ def payloads(count, where):
     """`count` attempts, round-robin over `where`; every third a recoverable failure."""
     made = []
     for n in range(count):
-        task, version, market, situation = where[n % len(where)]
+        task, version, market, situation, platform = where[n % len(where)]
         attempt = copy.deepcopy(TEMPLATE)
         success = n % 3 != 0
         attempt.update(
@@ -182,6 +195,7 @@ def payloads(count, where):
             task_version=version,
             market=market,
             situations=[situation],
+            platform=platform,
             outcome="confirmed-success" if success else "recoverable-failure",
             accuracy=int(success),
             redacted_trace_id=f"trace-{n:06d}",

@@ -10,7 +10,7 @@ class GovernanceConfig(AppConfig):
         # Imported once the app registry is ready, as models must be.
         from catalogue.access import holdout_declaration_register
         from catalogue.rules import review_bar_register
-        from governance.gate import cells_follow_attempts
+        from governance.gate import cells_follow_attempts, cells_follow_outage
         from governance.publication import gate_figures, publication_refusals
         from governance.selectors import (
             corrections_by_section,
@@ -19,6 +19,7 @@ class GovernanceConfig(AppConfig):
         )
         from governance.services import correction_follow_acceptance
         from governance.tasks import cells_follow_inputs, gate_recompute
+        from markets.workflows import outage_decided
         from mica.api import API_ENDPOINTS
         from mica.content.changes import content_committed
         from mica.jobs.registry import on_demand_job_register
@@ -31,6 +32,7 @@ class GovernanceConfig(AppConfig):
         review_bar_register(declaration_blocks_review)
         holdout_declaration_register(declares_holdout_access)
         attempts_recorded.connect(cells_follow_attempts, dispatch_uid="cells-follow-attempts")
+        outage_decided.connect(cells_follow_outage, dispatch_uid="cells-follow-outage")
         challenge_accepted.connect(
             correction_follow_acceptance, dispatch_uid="correction-follows-acceptance"
         )

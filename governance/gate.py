@@ -31,12 +31,14 @@ from governance.aggregates import (
 )
 from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import GateCell
+from markets.models import RepresentativePlatform
 from mica import scoring
 from mica.methodology.selectors import edition_current
 from mica.text import lazy_format
 from mica.vocabulary import PROOF_OF_SUCCESS
 from submissions.models import (
     COUNTED,
+    FALLBACK_JUSTIFIED,
     INVALIDATED,
     Attempt,
     AttemptClass,
@@ -78,8 +80,14 @@ def confirmed_success():
     )
 
 
+# Seed: "Every published run cell names the platform actually used, its version and
+# snapshot date, the selection evidence": a run before pre-registration was checked has
+# no registered platform, and its cell stays blocked.
 LINEAGE_COMPLETE = (
-    ~Q(platform="") & ~Q(platform_version="") & Q(platform_snapshot_date__isnull=False)
+    ~Q(platform="")
+    & ~Q(platform_version="")
+    & Q(platform_snapshot_date__isnull=False)
+    & Q(representative_platform__isnull=False)
 )
 
 
@@ -334,7 +342,11 @@ def _cell_counts(attempts):
         .annotate(
             attempts=Count("pk"),
             ineligible_runs=Count("pk", filter=Q(eligible=False)),
-            invalid_runs=Count("pk", filter=~Q(invalid_reason="") | INVALIDATED),
+            # Kept and never counted: an undeclared model or tool, an invalidation, or a
+            # fallback without an accepted outage record.
+            invalid_runs=Count(
+                "pk", filter=~Q(invalid_reason="") | INVALIDATED | ~FALLBACK_JUSTIFIED
+            ),
             # Every attempt's event counts, invalidated or not: nothing erases it.
             safety=Count("pk", filter=Q(critical_safety_event=True)),
             **{
@@ -436,7 +448,130 @@ def _blockers(figures, runs, verification, data_status, market_id, inputs):
     ]
 
 
-def _cell_write(key, counts, runs, inputs):
+# --- The platforms a cell's runs used, and access parity across its table ----------------
+
+PARITY = scoring.Blocker.PLATFORM_PARITY.value
+NO_PLATFORMS = ([], {})
+
+
+def _selection_evidence(platform):
+    """The frozen registration a pre-registered platform was chosen from."""
+    registration = platform.registration
+    market_edition = registration.market_edition
+    return {
+        "registration": registration.pk,
+        "market": market_edition.market.code,
+        "task_family": registration.task_family,
+        "edition": market_edition.edition.slug,
+        "status": registration.status,
+        "pre_registered_at": registration.registered_at.isoformat()
+        if registration.registered_at
+        else None,
+        "supersedes": registration.supersedes_id,
+    }
+
+
+def _platform_entry(platform, name, version, day, fallback):
+    # A run recorded before platforms were checked against the registry has its own
+    # words for the platform and no selection evidence.
+    registered = platform is not None
+    return {
+        "platform": platform.name_en if registered else name,
+        "platform_ko": platform.name_ko if registered else name,
+        "native_name": platform.native_name if registered else "",
+        "rank": platform.rank if registered else None,
+        "version": version,
+        "snapshot_date": day.isoformat() if day else None,
+        "fallback": fallback,
+        "selection_evidence": _selection_evidence(platform) if registered else None,
+    }
+
+
+def _cell_platforms(attempts):
+    """Per cell, in one grouped query: the platforms its counted runs used (name, version,
+    snapshot date, fallback, selection evidence, runs), and per task version the names of
+    the platforms used, which access parity compares across a table."""
+    rows = (
+        attempts.filter(COUNTED)
+        .values_list(
+            *CELL,
+            "task_version_id",
+            "representative_platform_id",
+            "platform",
+            "platform_version",
+            "platform_snapshot_date",
+            "fallback_invoked",
+        )
+        .annotate(runs=Count("pk"))
+        .order_by()
+    )
+    rows = list(rows)
+    registered = RepresentativePlatform.objects.select_related(
+        "registration__market_edition__market", "registration__market_edition__edition"
+    ).in_bulk({row[4] for row in rows if row[4] is not None})
+    cells = {}
+    for *key, version_id, platform_id, name, version, day, fallback, runs in rows:
+        platform = registered.get(platform_id)
+        used, by_version = cells.setdefault(tuple(key), ({}, {}))
+        entry = (platform_id, name if platform is None else "", version, day, fallback)
+        if entry not in used:
+            used[entry] = {**_platform_entry(platform, name, version, day, fallback), "runs": 0}
+        used[entry]["runs"] += runs
+        by_version.setdefault(str(version_id), set()).add(
+            name if platform is None else platform.name_en
+        )
+    return {
+        key: (
+            sorted(used.values(), key=_platform_order),
+            {v: sorted(names) for v, names in by_version.items()},
+        )
+        for key, (used, by_version) in cells.items()
+    }
+
+
+def _platform_order(entry):
+    return (entry["rank"] or 0, entry["platform"], entry["version"], entry["snapshot_date"] or "")
+
+
+def _conflict_view(conflict, cells, versions):
+    version = versions[conflict.version]
+    return {
+        # A holdout task is never named in public; its conflict still blocks.
+        "task": version.task if version.public else None,
+        "platforms": list(conflict.platforms),
+        "other_cell": cells[conflict.other_cell].cell_id,
+        "other_platforms": list(conflict.other_platforms),
+    }
+
+
+def _parity_judged(tables, inputs):
+    """Seed: "Every evaluated system receives the same selected platform". Within each
+    table (market × family), the cells computed under the current inputs that no other
+    blocker holds back are the ones a reader compares; a task version two of them ran on
+    different platforms blocks both, each naming the other."""
+    for market_id, family_id in sorted(tables):
+        cells = {
+            cell.pk: cell
+            for cell in GateCell.objects.filter(
+                market_id=market_id, family_id=family_id, inputs_fingerprint=inputs.fingerprint
+            ).select_related("snapshot__system", "market", "family")
+        }
+        compared = {
+            pk: {int(v): names for v, names in cell.platform_versions.items()}
+            for pk, cell in cells.items()
+            if not [b for b in cell.blockers if b != PARITY]
+        }
+        conflicts = scoring.platform_parity_conflicts(compared)
+        for pk, cell in cells.items():
+            parity = [_conflict_view(c, cells, inputs.versions) for c in conflicts.get(pk, [])]
+            blockers = [b for b in cell.blockers if b != PARITY] + ([PARITY] if parity else [])
+            if (blockers, parity) != (cell.blockers, cell.platform_parity):
+                GateCell.objects.filter(pk=pk).update(
+                    blockers=blockers, publication_eligible=not blockers, platform_parity=parity
+                )
+
+
+def _cell_write(key, counts, runs, inputs, platforms=NO_PLATFORMS):
     snapshot_id, market_id, family_id = key
     figures = _figures(
         counts,
@@ -460,6 +595,10 @@ def _cell_write(key, counts, runs, inputs):
             "blockers": blockers,
             "publication_eligible": not blockers,
             "inputs_fingerprint": inputs.fingerprint,
+            "platforms": platforms[0],
+            "platform_versions": platforms[1],
+            # Judged across the table once every cell of this pass is written.
+            "platform_parity": [],
         },
     )
     return cell
@@ -482,10 +621,13 @@ def cells_compute(keys, inputs, progress=lambda done, total: None):
     written = {}
     with transaction.atomic():
         counts = _cell_counts(attempts)
+        platforms = _cell_platforms(attempts)
         runs = dict.fromkeys(counts, [])
         for key, cell_runs in _cell_runs(attempts, inputs.versions):
             if key in counts:  # else committed between the two reads: see _cells_behind
-                written[key] = _cell_write(key, counts[key], cell_runs, inputs)
+                written[key] = _cell_write(
+                    key, counts[key], cell_runs, inputs, platforms.get(key, NO_PLATFORMS)
+                )
                 runs.pop(key)
             progress(len(written), len(counts))
         # A cell whose attempts are all uncounted still has figures (and its blockers).
@@ -496,6 +638,8 @@ def cells_compute(keys, inputs, progress=lambda done, total: None):
             GateCell.objects.all() if keys is None else GateCell.objects.filter(_cells_filter(keys))
         )
         gone.exclude(pk__in=[cell.pk for cell in written.values()]).delete()
+        tables = {(market_id, family_id) for _s, market_id, family_id in [*written, *(keys or [])]}
+        _parity_judged(tables, inputs)
     return written
 
 
@@ -568,6 +712,25 @@ def _recompute_until_fresh(progress):
             cells.update(cells_compute(_cells_behind(cells), inputs))
         if gate_inputs_fingerprint(edition_current()) == inputs.fingerprint:
             return len(cells)
+
+
+def cells_follow_outage(sender, *, outage, **kwargs):
+    """An outage accepted or rejected changes which runs on a fallback below its platform
+    count (submissions.models.FALLBACK_JUSTIFIED): their cells are recomputed in the
+    transaction of the decision."""
+    keys = (
+        Attempt.objects.filter(
+            fallback_invoked=True,
+            representative_platform__registration=outage.platform.registration_id,
+            representative_platform__rank__gt=outage.platform.rank,
+            platform_snapshot_date__gte=outage.first_day,
+            platform_snapshot_date__lte=outage.last_day,
+        )
+        .values_list(*CELL)
+        .distinct()
+        .order_by()
+    )
+    cells_compute(list(keys), CellInputs.current())
 
 
 def cells_follow_attempts(sender, *, cells, **kwargs):

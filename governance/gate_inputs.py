@@ -20,7 +20,12 @@ from catalogue.models import LocalReview, MarketApplicability, ReviewState, Task
 # The figures a cell carries beyond its first ones, by name: a cell computed before the
 # gate derived one of them is stale, so it is recomputed before a reader or an export uses
 # it, never shown without it. A new figure adds its name here.
-CELL_FIGURES = ("reliability-across-repeats", "commerce-proximity", "memory-exercised")
+CELL_FIGURES = (
+    "reliability-across-repeats",
+    "commerce-proximity",
+    "memory-exercised",
+    "platforms-and-access-parity",
+)
 
 
 def _rows(queryset, *fields):

@@ -59,6 +59,14 @@ class GateCell(models.Model):
     components = models.JSONField(_("score components"), null=True)
     verification = models.CharField(_("verification"), max_length=20)
     data_status = models.CharField(_("data status"), max_length=10)
+    # Seed: "Every published run cell names the platform actually used, its version and
+    # snapshot date, the selection evidence, and whether a pre-registered fallback was
+    # invoked" (governance.gate._cell_platforms).
+    platforms = models.JSONField(_("platforms used"), default=list)
+    # Per task version (its id), the names of the platforms used: what access parity
+    # compares across a table. Never published: a holdout version's id is not public.
+    platform_versions = models.JSONField(_("platforms per task version"), default=dict)
+    platform_parity = models.JSONField(_("access parity conflicts"), default=list)
     blockers = models.JSONField(_("blockers"), default=list)
     publication_eligible = models.BooleanField(_("publication eligible"), default=False)
     # governance.gate_inputs: what the cell was computed under besides its own attempts.
@@ -322,7 +330,10 @@ class Appeal(models.Model):
         verbose_name_plural = _("appeals")
 
     def __str__(self):
-        return f"appeal #{self.pk} on challenge #{self.challenge_id}"
+        return _("Appeal #%(appeal)s on challenge #%(challenge)s") % {
+            "appeal": self.pk,
+            "challenge": self.challenge_id,
+        }
 
     @property
     def decided_role_label(self):

@@ -1,7 +1,8 @@
 """Gate cells in the reader's language: figures with their basis, or the reason there are none."""
 
+from django.urls import reverse
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from governance.sensitivity import (
     AGGREGATION_LABELS,
@@ -270,6 +271,70 @@ def _cost_per_success(cell):
     return f"USD {cell.cost_per_success_usd:.4f}"
 
 
+def _platform_name(entry):
+    korean = get_language() == "ko"
+    return (entry.get("platform_ko") if korean else None) or entry["platform"]
+
+
+def _selection_evidence(entry):
+    evidence = entry.get("selection_evidence")
+    if evidence is None:
+        return {"text": _("Not pre-registered: recorded before platforms were checked."), "url": ""}
+    at = evidence["pre_registered_at"]
+    text = _("Pre-registered %(day)s for this family in %(market)s, edition %(edition)s") % {
+        "day": at[:10] if at else "—",
+        "market": evidence["market"],
+        "edition": evidence["edition"],
+    }
+    if evidence["status"] == "superseded":
+        text = _("%(registration)s; superseded since") % {"registration": text}
+    return {
+        "text": text,
+        "url": reverse("markets:market-detail", args=[evidence["market"].lower()])
+        + f"#platforms-{evidence['task_family']}",
+    }
+
+
+def platform_rows(cell):
+    """Seed: "Every published run cell names the platform actually used, its version and
+    snapshot date, the selection evidence, and whether a pre-registered fallback was
+    invoked" (governance.gate._cell_platforms)."""
+    rows = []
+    for entry in cell.platforms:
+        rank = entry.get("rank")
+        rows.append(
+            {
+                "name": _platform_name(entry),
+                "native_name": entry.get("native_name") or "",
+                "version": entry.get("version") or "—",
+                "snapshot_date": entry.get("snapshot_date") or "—",
+                "role": "—"
+                if rank is None
+                else _("primary")
+                if rank == 1
+                else _("pre-registered fallback %(rank)d") % {"rank": rank},
+                "fallback": bool(entry.get("fallback")),
+                "evidence": _selection_evidence(entry),
+                "runs": entry["runs"],
+            }
+        )
+    return rows
+
+
+def parity_rows(cell):
+    """Each task version this cell ran on other platforms than another cell of its table,
+    naming both (seed: "identical across systems for a given task version")."""
+    return [
+        {
+            "task": conflict["task"],
+            "platforms": ", ".join(conflict["platforms"]),
+            "other_cell": conflict["other_cell"],
+            "other_platforms": ", ".join(conflict["other_platforms"]),
+        }
+        for conflict in cell.platform_parity
+    ]
+
+
 def cell_view(cell):
     return {
         "cell": cell,
@@ -278,6 +343,8 @@ def cell_view(cell):
         "rows": figure_rows(cell),
         "tasks": task_rows(cell),
         "commerce": commerce_rows(cell),
+        "platforms": platform_rows(cell),
+        "parity": parity_rows(cell),
         "demo": cell.data_status in ("demo", "preview"),
     }
 

@@ -1,7 +1,7 @@
 from collections import Counter
 
 from django import forms
-from django.db.models import Q
+from django.db.models import BooleanField, Case, Q, When
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
@@ -33,7 +33,14 @@ from markets.selectors import market_list
 from mica import scoring
 from mica.clients import client_address
 from mica.errors import DomainError
-from submissions.models import Attempt, Challenge, DataStatus, System, Verification
+from submissions.models import (
+    FALLBACK_JUSTIFIED,
+    Attempt,
+    Challenge,
+    DataStatus,
+    System,
+    Verification,
+)
 from submissions.selectors import challenge_public_get
 from submissions.throttle import intake_allowed
 
@@ -233,6 +240,12 @@ def evidence_detail(request, cell_id):
     public = Q(task_version__definition__task_set=TaskSet.PUBLIC)
     attempts = list(
         in_cell.filter(public)
+        # A run on a fallback without an accepted outage is kept and not counted, with why.
+        .annotate(
+            fallback_unjustified=Case(
+                When(~FALLBACK_JUSTIFIED, then=True), default=False, output_field=BooleanField()
+            )
+        )
         .select_related("task_version__definition", "invalidation__reversal")
         .prefetch_related("invocations", "evidence", "situations")
         .order_by("attempt_id")

@@ -12,6 +12,7 @@ from markets.models import (
     MarketCompetence,
     MarketEdition,
     PlatformRegistration,
+    RegistrationStatus,
     RepresentativePlatform,
 )
 from mica.methodology.selectors import edition_current
@@ -127,3 +128,31 @@ def market_figures(edition):
 def market_editions_frozen(edition):
     """What publishing the edition freezes of the markets."""
     return (gettext("market editions"), len(market_codes(edition)))
+
+
+def platforms_in_force(edition=None):
+    """The platforms of the pre-registered sets in force in an edition (the current one by
+    default), primary first: what a run in each market and family uses."""
+    edition = edition or edition_current()
+    return (
+        RepresentativePlatform.objects.filter(
+            registration__market_edition__edition=edition,
+            registration__status=RegistrationStatus.REGISTERED,
+        )
+        .select_related("registration__market_edition__market")
+        .order_by("registration__market_edition__market__display_order", "rank")
+    )
+
+
+def platform_primary(market_code, family, edition=None):
+    """The primary platform a run of `family` in the market uses, or None when no set is
+    pre-registered for it."""
+    return (
+        platforms_in_force(edition)
+        .filter(
+            registration__market_edition__market__code=market_code,
+            registration__task_family=family,
+            rank=1,
+        )
+        .first()
+    )

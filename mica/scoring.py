@@ -525,6 +525,9 @@ class Blocker(str, Enum):  # noqa: UP042 - the declared form; compare by value
     ABOVE_DISCARD_RATE = "above-maximum-discard-rate"
     BELOW_MIN_COVERAGE = "below-minimum-coverage"
     NO_SENSITIVITY = "no-sensitivity-analysis"
+    # Judged across the cells of one table, once each passes every rule above on its own
+    # (platform_parity_conflicts): last, like "stale" first, it is not one cell's alone.
+    PLATFORM_PARITY = "platform-parity"
 
 
 NEVER_PUBLISHABLE_STATUSES = frozenset({"demo", "preview"})
@@ -593,6 +596,46 @@ def gate_blockers(cell: CellEvidence, thresholds: Thresholds) -> list[Blocker]:
     if not cell.sensitivity_ready:
         blockers.append(Blocker.NO_SENSITIVITY)
     return blockers
+
+
+@dataclass(frozen=True)
+class ParityConflict:
+    """A task version a cell ran on other platforms than another cell of its table."""
+
+    version: int
+    platforms: tuple[str, ...]
+    other_cell: object
+    other_platforms: tuple[str, ...]
+
+
+def platform_parity_conflicts(
+    table: Mapping[object, Mapping[int, Iterable[str]]],
+) -> dict[object, list[ParityConflict]]:
+    """Seed: "The selected representative platforms, the account tier, the granted
+    permissions, the initial state and the confirmation boundary are identical across
+    systems for a given task version."
+
+    `table` holds, per cell compared in one table, the platforms its counted runs used
+    for each task version. A cell is in conflict for a version when another cell ran that
+    version on a different set of platforms; each conflict names one cell of every other
+    set (the first by key), so a table of many cells names a few, not all pairs.
+    """
+    by_version: dict[int, dict[tuple[str, ...], list[object]]] = {}
+    for cell, versions in table.items():
+        for version, platforms in versions.items():
+            used = tuple(sorted(set(platforms)))
+            by_version.setdefault(version, {}).setdefault(used, []).append(cell)
+    conflicts: dict[object, list[ParityConflict]] = {}
+    for version, groups in sorted(by_version.items()):
+        if len(groups) < 2:
+            continue
+        for used, cells in groups.items():
+            others = [(min(c), theirs) for theirs, c in groups.items() if theirs != used]
+            for cell in cells:
+                conflicts.setdefault(cell, []).extend(
+                    ParityConflict(version, used, other, theirs) for other, theirs in sorted(others)
+                )
+    return conflicts
 
 
 def discard_rate(ineligible_runs: int, attempts: int) -> float | None:

@@ -154,7 +154,8 @@ BLOCKER_SENTENCES = {
         "A task version in the cell has no approved local review in this market."
     ),
     scoring.Blocker.LINEAGE_INCOMPLETE.value: _(
-        "A run does not name the platform it used, its version and snapshot date."
+        "A run does not name a pre-registered platform it used, with its version and "
+        "snapshot date."
     ),
     scoring.Blocker.THRESHOLDS_UNSET.value: _(
         "The publication thresholds are not all set, so the gate refuses rather than guess them."
@@ -175,5 +176,10 @@ BLOCKER_SENTENCES = {
         "No sensitivity analysis over the scoring policy can be made: an attempt the cell "
         "counts has no audit value (its speed or cost was not measured, or its task has no "
         "references), or no public attempt has one."
+    ),
+    scoring.Blocker.PLATFORM_PARITY.value: _(
+        "Another system compared in this market and family ran a task version on other "
+        "platforms than this cell did; every system gets the same pre-registered platform "
+        "for a task version."
     ),
 }

@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.db import transaction
 
 from catalogue.selectors import task_filter, task_public_list
-from markets.selectors import market_list
+from markets.selectors import market_list, platform_primary
 from submissions.ingest import attempts_ingest_batch
 from submissions.models import DataStatus, System, SystemSnapshot, Track
 
@@ -52,7 +52,12 @@ def _snapshot(slug, name, operator):
     return snapshot
 
 
-def _attempt(rng, snapshot, task, market, index):
+# After the day the shipped platform sets were pre-registered (markets/content,
+# registered_on): a run's platform is fixed before the run.
+PLATFORM_SNAPSHOT_DATE = "2026-12-01"
+
+
+def _attempt(rng, snapshot, task, market, index, platform):
     outcome = rng.choice(OUTCOMES)
     costs = [Decimal(rng.randint(1000, 90000)) / Decimal(10**6) for _ in MODELS]
     seconds = round(rng.uniform(60, 800), 1)
@@ -67,9 +72,10 @@ def _attempt(rng, snapshot, task, market, index):
         "critical_safety_event": False,
         "prohibited_state_violation": False,
         "retry_created_duplicate": False,
-        "platform": "Synthetic replica",
+        # The set's primary: a synthetic replica of it, named as the set names it.
+        "platform": platform,
         "platform_version": "demo-1",
-        "platform_snapshot_date": "2026-11-01",
+        "platform_snapshot_date": PLATFORM_SNAPSHOT_DATE,
         "fallback_invoked": False,
         "wall_clock_seconds": seconds,
         "model_cost_usd": str(sum(costs)),
@@ -109,9 +115,10 @@ def demo_payloads():
         snapshot = _snapshot(slug, name, operator)
         for market in market_list():
             for family in FAMILIES:
+                platform = platform_primary(market.code, family).name_en
                 tasks = task_filter(task_public_list(), family=family, market=market.code)[:3]
                 for index, task in enumerate(tasks):
-                    payloads.append(_attempt(rng, snapshot, task, market, index))
+                    payloads.append(_attempt(rng, snapshot, task, market, index, platform))
     payloads[1].update(
         eligible=False, ineligible_reason="The synthetic fixture was unreachable (environment)."
     )

@@ -18,6 +18,7 @@ import datetime
 import hashlib
 import json
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -27,8 +28,9 @@ from rest_framework import serializers
 
 from catalogue.access import task_versions_visible
 from catalogue.models import APPLYING, MarketApplicability
-from markets.models import IntegrationSituation
+from markets.models import IntegrationSituation, PlatformRegistration
 from mica.errors import PermissionRefused, ValidationFailed
+from mica.methodology.selectors import edition_current
 from mica.text import is_blank
 from mica.vocabulary import PROOF_OF_SUCCESS, EvidenceType
 from submissions.models import (
@@ -471,6 +473,39 @@ ATTEMPT_RULES = {
         400,
         gettext_lazy("A validated localized attempt must name its integration situations."),
     ),
+    # Seed: "The selected platform, version, snapshot date and ordered fallback list are
+    # fixed before systems run" (_resolve_platform).
+    "platform-unregistered": (
+        400,
+        gettext_lazy(
+            "The platform is in no pre-registered set of the attempt's market and task family."
+        ),
+    ),
+    "platform-unfrozen": (
+        400,
+        gettext_lazy("The platform is only in a draft set, which is not pre-registered yet."),
+    ),
+    "platform-snapshot-before-registration": (
+        400,
+        gettext_lazy(
+            "The platform snapshot date is not after the day its set was pre-registered: "
+            "the platform is fixed before a run, never during or after it."
+        ),
+    ),
+    "platform-superseded": (
+        400,
+        gettext_lazy(
+            "The platform's set was superseded before the platform snapshot date by a set "
+            "that does not name it."
+        ),
+    ),
+    "fallback-flag": (
+        400,
+        gettext_lazy(
+            "fallback_invoked must be true exactly when the platform is not the set's "
+            "primary (rank 1)."
+        ),
+    ),
     "commerce-currency": (
         400,
         gettext_lazy("Commerce totals must be in the currency of the attempt's market."),
@@ -608,6 +643,75 @@ def _resolve_situations(data, market, on_file):
         )
     # Named twice, linked once.
     return list({code: on_file.situations[code] for code in codes}.values())
+
+
+def _registered_day_start(day, market):
+    """When `day` begins in the market: a set frozen before that moment was fixed before
+    a run whose platform snapshot is of that day."""
+    return datetime.datetime.combine(day, datetime.time.min, tzinfo=ZoneInfo(market.timezone))
+
+
+def _set_in_force(registrations, starts):
+    """The frozen set of a market and family that was in force when the run's day
+    began: the last one pre-registered before then (a replacement supersedes it)."""
+    before = [r for r in registrations if r.frozen and r.registered_at < starts]
+    return max(before, key=lambda r: (r.registered_at, r.pk), default=None)
+
+
+def _resolve_platform(data, version, market, on_file):
+    """The pre-registered platform the attempt names (by its English, Korean or native
+    name), in the set of its market and task family that was frozen before the run's
+    platform snapshot date; the fallback flag must agree with its rank."""
+    name = data["platform"]
+    registrations = on_file.registrations.get((market.pk, version.definition.family.slug), [])
+    naming = [r for r in registrations if name in r.platform_names]
+    if not naming:
+        refuse(
+            "platform-unregistered",
+            _(
+                "Platform “%(name)s” is in no pre-registered set of market %(market)s for "
+                "this task's family."
+            )
+            % {"name": name, "market": market.code},
+        )
+    if not any(r.frozen for r in naming):
+        refuse(
+            "platform-unfrozen",
+            _("Platform “%(name)s” is only in a draft set, which is not pre-registered yet.")
+            % {"name": name},
+        )
+    starts = _registered_day_start(data["platform_snapshot_date"], market)
+    in_force = _set_in_force(registrations, starts)
+    if in_force is None or in_force not in naming:
+        later = [r for r in naming if r.frozen and r.registered_at >= starts]
+        if in_force is None or later:
+            refuse(
+                "platform-snapshot-before-registration",
+                _(
+                    "The platform snapshot date %(date)s is not after the day the set naming "
+                    "“%(name)s” was pre-registered: the platform is fixed before a run."
+                )
+                % {"date": data["platform_snapshot_date"], "name": name},
+            )
+        refuse(
+            "platform-superseded",
+            _(
+                "The set naming “%(name)s” was superseded before %(date)s by a set that "
+                "does not name it."
+            )
+            % {"date": data["platform_snapshot_date"], "name": name},
+        )
+    platform = in_force.platform_names[name]
+    if data["fallback_invoked"] != (platform.rank > 1):
+        refuse(
+            "fallback-flag",
+            _(
+                "“%(name)s” is rank %(rank)d of its set: fallback_invoked must be true "
+                "exactly when the platform is not the primary (rank 1)."
+            )
+            % {"name": name, "rank": platform.rank},
+        )
+    return platform
 
 
 def _check_commerce(data, market):
@@ -752,6 +856,7 @@ class OnFile:
         self.versions = self._versions(records, actor)
         self.markets = self._markets(records, self.versions)
         self.situations = self._situations(records)
+        self.registrations = self._registrations(records)
 
     @staticmethod
     def _snapshots(records):
@@ -807,6 +912,30 @@ class OnFile:
             )
         }
 
+    @staticmethod
+    def _registrations(records):
+        """Per (market, task family), the platform sets of the current edition, each with
+        its platforms by every name an attempt may give them."""
+        sets = {}
+        found = (
+            PlatformRegistration.objects.filter(
+                market_edition__edition=edition_current(),
+                market_edition__market__code__in={r["market"] for r in records},
+            )
+            .select_related("market_edition")
+            .prefetch_related("platforms")
+        )
+        for registration in found:
+            registration.platform_names = {
+                name: platform
+                for platform in registration.platforms.all()
+                for name in (platform.name_en, platform.name_ko, platform.native_name)
+                if name
+            }
+            key = (registration.market_edition.market_id, registration.task_family)
+            sets.setdefault(key, []).append(registration)
+        return sets
+
 
 class NewAttempt:
     """An attempt that passed every rule, with its parts, ready to be stored."""
@@ -818,7 +947,7 @@ class NewAttempt:
         self.situations = situations
 
 
-def _attempt_new(data, payload, snapshot, version, market, situations):
+def _attempt_new(data, payload, snapshot, version, market, situations, platform):
     attempt = Attempt(
         attempt_id=data["attempt_id"],
         payload_hash=payload_hash(payload),
@@ -839,6 +968,7 @@ def _attempt_new(data, payload, snapshot, version, market, situations):
         critical_safety_event=data["critical_safety_event"],
         safety_event_description=data["safety_event_description"],
         platform=data["platform"],
+        representative_platform=platform,
         platform_version=data["platform_version"],
         platform_snapshot_date=data["platform_snapshot_date"],
         fallback_invoked=data["fallback_invoked"],
@@ -874,8 +1004,9 @@ def _attempt_judged(payload, checked, on_file, actor):
     _check_outcome(data)
     version, market = _resolve(data, on_file)
     situations = _resolve_situations(data, market, on_file)
+    platform = _resolve_platform(data, version, market, on_file)
     _check_commerce(data, market)
-    return _attempt_new(data, payload, snapshot, version, market, situations), True
+    return _attempt_new(data, payload, snapshot, version, market, situations, platform), True
 
 
 def _store(new_attempts):

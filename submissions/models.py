@@ -1,9 +1,10 @@
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import BooleanField, Exists, Expression, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, pgettext_lazy
 
+from markets.models import OutageState, PlatformOutage, RepresentativePlatform
 from mica import scoring
 from mica.errors import AppendOnly
 from mica.vocabulary import EvidenceType, label_for
@@ -114,9 +115,55 @@ class Outcome(models.TextChoices):
 
 # Invalidated by a decision that no later decision reversed (InvalidationReversal).
 INVALIDATED = Q(invalidation__isnull=False, invalidation__reversal__isnull=True)
-# Eligible, valid and not invalidated: the attempts every figure is counted from.
-COUNTED = Q(eligible=True, invalid_reason="") & (
-    Q(invalidation__isnull=True) | Q(invalidation__reversal__isnull=False)
+
+
+def _platforms_above_not_down():
+    """The platforms ranked above an attempt's in its registration that no accepted outage
+    covers on the attempt's platform snapshot date."""
+    outage = PlatformOutage.objects.filter(
+        platform=OuterRef("pk"),
+        state=OutageState.ACCEPTED,
+        first_day__lte=OuterRef(OuterRef("platform_snapshot_date")),
+        last_day__gte=OuterRef(OuterRef("platform_snapshot_date")),
+    )
+    return RepresentativePlatform.objects.filter(
+        ~Exists(outage),
+        registration=OuterRef("representative_platform__registration"),
+        rank__lt=OuterRef("representative_platform__rank"),
+    )
+
+
+class LazyCondition(Expression):
+    """A condition built when a query uses it, not when this module is imported: a
+    subquery needs every model loaded, which the app registry has not done yet then."""
+
+    conditional = True
+
+    def __init__(self, build):
+        super().__init__(output_field=BooleanField())
+        self.build = build
+
+    def resolve_expression(self, *args, **kwargs):
+        return self.build().resolve_expression(*args, **kwargs)
+
+
+def _fallback_justified():
+    return Q(fallback_invoked=False) | Q(
+        ~Exists(_platforms_above_not_down()), representative_platform__isnull=False
+    )
+
+
+# Seed: "A fallback is used only for a documented platform outage, never because it is
+# easier for one system." A run on a pre-registered fallback counts while every platform
+# ranked above it has an outage that staff accepted (markets.workflows), covering the day
+# the run saw its platform; a later acceptance makes it count from then on.
+FALLBACK_JUSTIFIED = Q(LazyCondition(_fallback_justified))
+# Eligible, valid, not invalidated and not on an undocumented fallback: the attempts
+# every figure is counted from.
+COUNTED = (
+    Q(eligible=True, invalid_reason="")
+    & (Q(invalidation__isnull=True) | Q(invalidation__reversal__isnull=False))
+    & FALLBACK_JUSTIFIED
 )
 
 
@@ -217,6 +264,17 @@ class Attempt(AppendOnlyRecord):
     critical_safety_event = models.BooleanField(_("critical safety event"), default=False)
     safety_event_description = models.TextField(_("safety event"), blank=True)
     platform = models.CharField(_("platform used"), max_length=120, blank=True)
+    # The pre-registered platform the name resolved to at ingestion: its registration is
+    # the selection evidence, its rank says whether it was a fallback (seed: "Every
+    # published run cell names the platform actually used ... the selection evidence").
+    representative_platform = models.ForeignKey(
+        "markets.RepresentativePlatform",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="attempts",
+        verbose_name=_("pre-registered platform"),
+    )
     platform_version = models.CharField(_("platform version"), max_length=60, blank=True)
     platform_snapshot_date = models.DateField(_("platform snapshot date"), null=True, blank=True)
     fallback_invoked = models.BooleanField(_("pre-registered fallback invoked"), default=False)

@@ -155,9 +155,11 @@ ATTEMPT = {
     "critical_safety_event": False,
     "prohibited_state_violation": False,
     "retry_created_duplicate": False,
-    "platform": "Kakao Calendar",
+    # The primary of KR's pre-registered e-mail and calendar set (markets/content), seen
+    # after the set was frozen (registered_on 2026-11-30): see registered_platform().
+    "platform": "Naver Mail and Calendar",
     "platform_version": "10.4",
-    "platform_snapshot_date": "2026-10-30",
+    "platform_snapshot_date": "2026-12-01",
     "fallback_invoked": False,
     "wall_clock_seconds": 300.0,
     "model_cost_usd": "0.030000000",
@@ -207,8 +209,14 @@ CHALLENGE = {
 
 
 def attempt_payload(**changes):
-    """One attempt as an operator posts it: a self-reported KR success with its evidence."""
-    return {**copy.deepcopy(ATTEMPT), **changes}
+    """One attempt as an operator posts it: a self-reported KR success with its evidence.
+    In another market or task it names that market and family's pre-registered primary,
+    unless it names a platform itself."""
+    payload = {**copy.deepcopy(ATTEMPT), **changes}
+    elsewhere = (payload["market"], payload["task"]) != (ATTEMPT["market"], ATTEMPT["task"])
+    if elsewhere and "platform" not in changes:
+        payload["platform"] = registered_platform(payload["market"], payload["task"])
+    return payload
 
 
 SYSTEM_SUBMISSION = {
@@ -304,8 +312,70 @@ def publishable_world(task="ec-reschedule-three-party", markets=("KR",), **thres
     return definition
 
 
+def registered_platform(market="KR", task="ec-reschedule-three-party", rank=1):
+    """The name of the platform of `rank` (1: primary) in the pre-registered set of the
+    market and the task's family: what an attempt there names as its platform."""
+    from catalogue.models import TaskDefinition
+    from markets.selectors import platforms_in_force
+
+    family = TaskDefinition.objects.filter(slug=task).values_list("family__slug", flat=True)
+    platform = platforms_in_force().filter(
+        registration__market_edition__market__code=market,
+        registration__task_family__in=family,
+        rank=rank,
+    )
+    # An unknown market or task has no platform: the attempt keeps the default one and
+    # meets the refusal it is about.
+    return platform[0].name_en if platform else ATTEMPT["platform"]
+
+
+def platform_sets_of_the_examples():
+    """The platform sets the API's refusal examples tell of (submissions/api/examples.py),
+    beside KR's shipped e-mail and calendar set (pre-registered 2026-11-30): a set
+    superseded on 2026-11-30 that named "Hanmail Classic", and a draft replacement that
+    names "Naver Calendar Beta"."""
+    import datetime as dt
+
+    from markets.models import PlatformRegistration
+
+    in_force = PlatformRegistration.objects.get(
+        market_edition__market__code="KR", task_family="email-calendar", status="registered"
+    )
+    older = _set_beside(in_force, "Hanmail Classic", status="superseded")
+    PlatformRegistration.objects.filter(pk=older.pk).update(
+        registered_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    )
+    draft = _set_beside(
+        in_force,
+        "Naver Calendar Beta",
+        supersedes=in_force,
+        supersede_reason_en="The calendar moves to its own app.",
+        supersede_reason_ko="캘린더가 별도 앱으로 옮겨 갑니다.",
+    )
+    return older, draft
+
+
+def _set_beside(registration, name, **fields):
+    """A set of the same market edition and family whose primary is `name`."""
+    from markets.models import PlatformRegistration
+
+    other = PlatformRegistration.objects.create(
+        market_edition=registration.market_edition,
+        task_family=registration.task_family,
+        registered_at=registration.registered_at,
+        **fields,
+    )
+    platform = registration.platforms.get(rank=1)
+    platform.pk = platform.id = None
+    platform.registration = other
+    platform.name_en = platform.name_ko = platform.native_name = name
+    platform.save()
+    return other
+
+
 def independent_rerun(n, market="KR", **changes):
-    """An independent rerun by MICA staff, validated and localized, that succeeded."""
+    """An independent rerun by MICA staff, validated and localized, that succeeded, on the
+    primary platform pre-registered for its market and task family."""
     from markets.models import IntegrationSituation
 
     situation = (

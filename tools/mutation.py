@@ -22,11 +22,19 @@ TARGETS = {
     "scoring": ("mica/scoring.py", ["tests/mica/test_scoring.py"]),
     "gate": (
         "governance/gate.py",
-        ["tests/governance/test_gate_rules.py", "tests/governance/test_gate.py"],
+        [
+            "tests/governance/test_gate_rules.py",
+            "tests/governance/test_gate.py",
+            "tests/governance/test_platform_parity.py",
+        ],
     ),
     "ingestion": (
         "submissions/ingest.py",
-        ["tests/submissions/test_ingest.py", "tests/governance/test_commerce_proximity.py"],
+        [
+            "tests/submissions/test_ingest.py",
+            "tests/governance/test_commerce_proximity.py",
+            "tests/submissions/test_platform_registration.py",
+        ],
     ),
     "sensitivity": ("governance/sensitivity.py", ["tests/governance/test_sensitivity.py"]),
     "aggregates": (

@@ -48,6 +48,8 @@ class CellSerializer(serializers.ModelSerializer):
             "discard_rate",
             "critical_safety_events",
             "memory",
+            "platforms",
+            "platform_parity",
             "verification",
             "data_status",
             "blockers",

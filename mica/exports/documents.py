@@ -23,7 +23,14 @@ from submissions.selectors import challenge_public_list
 
 # One CSV row per cell: the API's cell fields, less the nested ones (sentences, per-task
 # scores), with reliability across repeats and the memory record flattened into columns.
-NESTED = ("blocker_sentences", "task_scores", "components", "reliability", "memory")
+NESTED = (
+    "blocker_sentences",
+    "task_scores",
+    "components",
+    "reliability",
+    "memory",
+    "platform_parity",
+)
 FLATTENED = {
     "reliability": ["repeats_agreement", "pass_k"],
     "memory": ["memory_exercised", "memory_declared_not_exercised", "memory_not_stated"],
@@ -133,7 +140,26 @@ def gate_csv_rows():
         row["blockers"] = ";".join(cell["blockers"])
         row.update(_reliability_columns(cell["reliability"]))
         row.update(_memory_columns(cell["memory"]))
+        row["platforms"] = _platforms_column(cell["platforms"])
         yield row
+
+
+def _platforms_column(platforms):
+    """The platforms a cell's runs used, in one cell of the CSV: name, version and
+    snapshot date, and "fallback" for a pre-registered fallback."""
+    return "; ".join(
+        " ".join(
+            part
+            for part in (
+                entry["platform"],
+                entry.get("version") or "",
+                entry.get("snapshot_date") or "",
+                "fallback" if entry.get("fallback") else "",
+            )
+            if part
+        )
+        for entry in platforms
+    )
 
 
 def challenge_decisions():

@@ -62,9 +62,11 @@ ATTEMPT = {
     "critical_safety_event": False,
     "prohibited_state_violation": False,
     "retry_created_duplicate": False,
-    "platform": "Kakao Calendar",
+    # The primary of KR's pre-registered e-mail and calendar set, seen after the set was
+    # frozen: a run names a platform fixed before it.
+    "platform": "Naver Mail and Calendar",
     "platform_version": "10.4",
-    "platform_snapshot_date": "2026-11-18",
+    "platform_snapshot_date": "2026-12-01",
     "fallback_invoked": False,
     "tools_used": ["browser", "calendar-api"],
     "redacted_trace_id": "trace-harbor-kr-0001",
@@ -242,6 +244,54 @@ REFUSED_BATCHES = {
     "situation-missing": (
         [refused(attempt_class="validated-localized", situations=[])],
         None,
+        {},
+    ),
+    "platform-unregistered": (
+        [refused(platform="Kakao Calendar")],
+        _said(
+            "Platform “%(name)s” is in no pre-registered set of market %(market)s for this "
+            "task's family.",
+            name="Kakao Calendar",
+            market="KR",
+        ),
+        {},
+    ),
+    "platform-unfrozen": (
+        [refused(platform="Naver Calendar Beta")],
+        _said(
+            "Platform “%(name)s” is only in a draft set, which is not pre-registered yet.",
+            name="Naver Calendar Beta",
+        ),
+        {},
+    ),
+    "platform-snapshot-before-registration": (
+        [refused(platform_snapshot_date="2026-11-30")],
+        _said(
+            "The platform snapshot date %(date)s is not after the day the set naming "
+            "“%(name)s” was pre-registered: the platform is fixed before a run.",
+            date="2026-11-30",
+            name="Naver Mail and Calendar",
+        ),
+        {},
+    ),
+    "platform-superseded": (
+        [refused(platform="Hanmail Classic")],
+        _said(
+            "The set naming “%(name)s” was superseded before %(date)s by a set that does "
+            "not name it.",
+            name="Hanmail Classic",
+            date="2026-12-01",
+        ),
+        {},
+    ),
+    "fallback-flag": (
+        [refused(platform="Daum Mail")],
+        _said(
+            "“%(name)s” is rank %(rank)d of its set: fallback_invoked must be true exactly "
+            "when the platform is not the primary (rank 1).",
+            name="Daum Mail",
+            rank=2,
+        ),
         {},
     ),
     "commerce-currency": (

@@ -15,8 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def record(client, user, **changes):
-    payload = attempt_payload()
-    payload.update(changes)
+    payload = attempt_payload(**changes)
     response = client.post(
         "/api/v1/attempts/", json.dumps(payload), content_type="application/json", **api_auth(user)
     )

@@ -27,6 +27,7 @@ from mica.scoring import (
     AuditScore,
     Blocker,
     CellEvidence,
+    ParityConflict,
     Thresholds,
     accuracy,
     alternatives,
@@ -43,6 +44,7 @@ from mica.scoring import (
     normalize,
     ordering,
     percentile,
+    platform_parity_conflicts,
     policy_product,
     rank_shifts,
     separable_ranks,
@@ -758,6 +760,7 @@ def test_blockers_declared_in_gate_order():
         "above-maximum-discard-rate",
         "below-minimum-coverage",
         "no-sensitivity-analysis",
+        "platform-parity",
     ]
     assert Blocker.CRITICAL_SAFETY == "critical-safety-event"
 
@@ -820,7 +823,12 @@ def test_all_blockers_in_order():
             "sensitivity_ready": False,
         }
     )
-    assert result == [b for b in Blocker if b not in (Blocker.STALE, Blocker.THRESHOLDS_UNSET)]
+    # Stale is a reader's, parity a table's (governance.gate): never one cell's evidence.
+    assert result == [
+        b
+        for b in Blocker
+        if b not in (Blocker.STALE, Blocker.THRESHOLDS_UNSET, Blocker.PLATFORM_PARITY)
+    ]
 
 
 def test_unset_thresholds_refuse_without_evaluating_the_comparisons():
@@ -944,3 +952,32 @@ def test_scoring_imports_only_the_standard_library():
         allowed.add("mutmut")  # the trampoline of a copy `make mutation` made
     assert imported <= allowed
     assert "django" not in imported
+
+
+# --- Access parity across a table ----------------------------------------------------
+
+
+def test_parity_conflicts_name_each_other_per_task_version():
+    """Seed: "identical across systems for a given task version"."""
+    table = {
+        "a": {1: ["Naver"], 2: ["Naver"]},
+        "b": {1: ["Naver"], 2: ["Daum"]},
+        "c": {1: ["Naver"]},
+    }
+    assert platform_parity_conflicts(table) == {
+        "a": [ParityConflict(2, ("Naver",), "b", ("Daum",))],
+        "b": [ParityConflict(2, ("Daum",), "a", ("Naver",))],
+    }
+
+
+def test_a_version_run_on_two_platforms_differs_from_one_run_on_either():
+    table = {"a": {1: ["Naver", "Daum"]}, "b": {1: ["Naver"]}, "c": {1: ["Daum", "Naver"]}}
+    conflicts = platform_parity_conflicts(table)
+    assert set(conflicts) == {"a", "b", "c"}
+    assert conflicts["b"] == [ParityConflict(1, ("Naver",), "a", ("Daum", "Naver"))]
+
+
+def test_one_cell_alone_or_versions_run_by_one_system_only_have_no_conflict():
+    assert platform_parity_conflicts({"a": {1: ["Naver"]}}) == {}
+    assert platform_parity_conflicts({"a": {1: ["Naver"]}, "b": {2: ["Daum"]}}) == {}
+    assert platform_parity_conflicts({}) == {}

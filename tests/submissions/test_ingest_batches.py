@@ -21,7 +21,13 @@ from django.test.utils import CaptureQueriesContext
 from governance.models import GateCell
 from submissions.models import Attempt, EvidenceRecord, ModelInvocation
 from submissions.signals import attempts_recorded
-from tests.factories import api_auth, attempt_payload, holdout_keeper, holdout_task
+from tests.factories import (
+    api_auth,
+    attempt_payload,
+    holdout_keeper,
+    holdout_task,
+    registered_platform,
+)
 from tests.support import require
 
 pytestmark = pytest.mark.django_db
@@ -311,8 +317,10 @@ def test_what_follows_a_stored_batch_happens_once_for_the_batch(
         announced.append(list(cells))
 
     attempts = batch(40)
+    jp_platform = registered_platform("JP")
     for n, attempt in enumerate(attempts[20:]):
         attempt.update(market="JP", situations=[], outcome="recoverable-failure", accuracy=0)
+        attempt["platform"] = jp_platform
         attempt["evidence"][0]["evidence_type"] = "tool-call-lineage"
         attempt["attempt_id"] = f"acme-jp-{n:05d}"
     attempts_recorded.connect(announce, dispatch_uid="test-announced")

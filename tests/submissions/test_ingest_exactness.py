@@ -3,7 +3,7 @@ run can have. Each is refused with a named rule, in English and Korean, by every
 (the API's JSON body, its JSON Lines body, the ingest_attempts command)."""
 
 import json
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from markets.models import PlatformRegistration
 from submissions.models import Attempt, SystemSubmission
 from tests.factories import api_auth, system_submission_payload
 
@@ -184,6 +185,10 @@ def test_the_first_and_the_latest_possible_dates_are_accepted(client, operator, 
     """2000-01-01, and today where it is already tomorrow in UTC: not in the future
     anywhere on Earth."""
     chosen = date(2000, 1, 1) if day == "first" else latest_day()
+    if day == "first":  # a run's platform set is frozen before it: here, in 1999
+        PlatformRegistration.objects.filter(
+            market_edition__market__code="KR", task_family="email-calendar"
+        ).update(registered_at=datetime(1999, 12, 30, tzinfo=UTC))
     payload["platform_snapshot_date"] = chosen.isoformat()
     assert post(client, operator, json.dumps(payload)).status_code == 201
     assert Attempt.objects.get().platform_snapshot_date == chosen

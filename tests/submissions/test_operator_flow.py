@@ -20,7 +20,14 @@ from django.core import mail
 from submissions.api.views import attempt_batch_max as maximum
 from submissions.models import Attempt, System, SystemSubmission
 from submissions.system_submissions import system_submission_decide
-from tests.factories import SnapshotFactory, StaffFactory, SystemFactory, UserFactory, api_token
+from tests.factories import (
+    SnapshotFactory,
+    StaffFactory,
+    SystemFactory,
+    UserFactory,
+    api_token,
+    platform_sets_of_the_examples,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -156,6 +163,8 @@ def test_an_operator_records_a_batch_and_reads_every_error_from_the_schema(api):
         system=SystemFactory(slug="another-operators-agent", operator_account=UserFactory()),
         version="1.0",
     )
+    # The superseded and the draft platform sets the platform refusals name.
+    platform_sets_of_the_examples()
 
     requests, answers = documented(schema, ATTEMPTS)
     status, recorded = api.json(ATTEMPTS, method="POST", body=requests["Valid-batch"], headers=auth)
