@@ -336,13 +336,24 @@ class AttemptSerializer(ExactRecord):
     )
     # Seed: "Every published run cell names the platform actually used, its version and
     # snapshot date ... and whether a pre-registered fallback was invoked."
-    platform = Text(max_length=120, help_text=gettext_lazy("The market platform actually used."))
+    platform = Text(
+        max_length=120,
+        help_text=gettext_lazy(
+            "The market platform actually used, by its English, Korean or native name: one "
+            "of the set pre-registered for the attempt's market and task family, frozen "
+            "before the platform snapshot date."
+        ),
+    )
     platform_version = Text(max_length=60, help_text=gettext_lazy("Its version."))
     platform_snapshot_date = Day(
         help_text=gettext_lazy("The date the platform was seen in that version, YYYY-MM-DD.")
     )
     fallback_invoked = Flag(
-        help_text=gettext_lazy("Whether a pre-registered fallback platform was used instead.")
+        help_text=gettext_lazy(
+            "Whether a pre-registered fallback platform was used instead: true exactly for a "
+            "platform ranked below the primary. Such a run counts only once MICA staff "
+            "accepted an outage record of every platform ranked above it."
+        )
     )
     # Seed: "memory declared but not exercised is recorded as such".
     memory_exercised = Flag(

@@ -73,7 +73,7 @@ def a_draft(actor, family="email-calendar"):
 
 def test_the_canonical_sets_are_pre_registered_as_the_content_dates_them(canonical_content):
     """The content's decision: every shipped set is frozen as of the day its sources were
-    checked, by nobody in particular (README, "Representative platforms")."""
+    checked, by nobody in particular (docs/reference/gate.md, "Representative platforms")."""
     registrations = PlatformRegistration.objects.filter(market_edition__market__code="KR")
     assert registrations.count() == 10
     assert {r.status for r in registrations} == {RegistrationStatus.REGISTERED}

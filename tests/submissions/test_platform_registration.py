@@ -345,3 +345,24 @@ def test_a_later_fallback_needs_every_platform_above_it_down(operator, payload, 
     assert not Attempt.objects.get().scored_eligible
     outage(2, deciders, "2026-11-30", "2026-12-01")
     assert Attempt.objects.get().scored_eligible
+
+
+# --- The demo runs ----------------------------------------------------------------------
+
+
+def test_the_demo_runs_use_each_market_and_familys_pre_registered_primary(canonical_content):
+    """The labelled synthetic runs stay valid: they name the shipped sets' primaries, seen
+    after the sets were frozen (the decision in docs/reference/gate.md)."""
+    call_command("load_demo_runs", stdout=open("/dev/null", "w"))
+    demo = Attempt.objects.all()
+    assert demo.exists()
+    assert demo.filter(representative_platform__rank=1).count() == demo.count()
+
+
+def test_the_demo_runs_are_refused_by_name_without_a_frozen_set(canonical_content):
+    PlatformRegistration.objects.filter(
+        market_edition__market__code="KR", task_family="email-calendar"
+    ).update(status="draft")
+    with pytest.raises(CommandError, match="platform-unregistered"):
+        call_command("load_demo_runs", stdout=open("/dev/null", "w"))
+    assert not Attempt.objects.exists()

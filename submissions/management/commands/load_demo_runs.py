@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from mica.errors import DomainError
 from submissions.demo import load_demo_runs
 from submissions.ingest import recording_grant
 
@@ -16,7 +17,11 @@ class Command(BaseCommand):
             actor.set_unusable_password()  # it records the demo runs and never signs in
             actor.save(update_fields=["password"])
         recording_grant(actor)
-        results = load_demo_runs(actor=actor)
+        try:
+            results = load_demo_runs(actor=actor)
+        except DomainError as refused:
+            rule = ", ".join(refused.field_errors.get("rule", []))
+            raise CommandError(f"{refused.message} ({rule})") from refused
         created = sum(1 for _attempt, was_created in results if was_created)
         self.stdout.write(
             self.style.SUCCESS(
