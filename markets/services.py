@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from markets.models import (
     LIVE_REGISTRATION,
+    CompetenceRole,
     IntegrationSituation,
     MarketEdition,
     PlatformRegistration,
@@ -163,6 +164,23 @@ def require_market_competence(user, market_code):
     )
 
 
+# Who freezes what another drafted, as in local review: a reviewer or the market's lead.
+DECIDING_ROLES = (CompetenceRole.REVIEWER, CompetenceRole.LEAD)
+
+
+def require_market_reviewer(user, market_code):
+    """Only a current reviewer or lead of a market decides on what others drafted there."""
+    if user.is_superuser or market_code in competent_market_codes(user, roles=DECIDING_ROLES):
+        return
+    raise PermissionRefused(
+        _(
+            "Only a current local reviewer or market lead of %(code)s pre-registers a platform "
+            "set or decides on an outage there."
+        )
+        % {"code": market_code}
+    )
+
+
 def situation_update(*, situation, changes, actor):
     """Change a situation's fields after checking competence and every rule."""
     market_code = situation.market_edition.market.code
@@ -235,7 +253,7 @@ def platform_registration_register(*, registration_id, actor):
     replaces a set in force takes its place, and the old set is superseded."""
     with transaction.atomic():
         registration = PlatformRegistration.objects.select_for_update().get(pk=registration_id)
-        require_market_competence(actor, registration.market_edition.market.code)
+        require_market_reviewer(actor, registration.market_edition.market.code)
         if registration.status != RegistrationStatus.DRAFT:
             raise InvalidTransition(_("This platform set is already pre-registered."))
         if not registration.platforms.exists():

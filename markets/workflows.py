@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from markets.models import OutageEvent, OutageState, PlatformOutage, RegistrationStatus
-from markets.services import require_market_competence
+from markets.services import require_market_competence, require_market_reviewer
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.text import plain
 from mica.workflows import Move, workflow_move
@@ -81,7 +81,7 @@ def outage_decide(*, outage_id, action, reason, actor):
                 "action": OUTAGE_ACTION_LABELS.get(action, action),
             },
         )
-        require_market_competence(actor, outage.platform.registration.market_edition.market.code)
+        require_market_reviewer(actor, outage.platform.registration.market_edition.market.code)
         if outage.reported_by_id == getattr(actor, "pk", None):
             raise PermissionRefused(
                 _("Nobody decides on an outage they reported: someone else accepts or rejects it.")

@@ -164,14 +164,24 @@ def test_a_draft_cannot_be_replaced(canonical_content, lead):
         platform_registration_draft_replacement(registration_id=draft.pk, actor=lead, **REASON)
 
 
-def test_registering_needs_competence_for_the_market(canonical_content, kr_editor, lead):
+def test_an_author_drafts_and_a_reviewer_of_the_market_freezes(canonical_content, kr_editor, lead):
+    """As in local review: a competence for the market to draft a replacement, and a
+    reviewer's or lead's to freeze what someone else drafted."""
     jp = PlatformRegistration.objects.get(
         market_edition__market__code="JP", task_family="email-calendar"
     )
     with pytest.raises(PermissionRefused):
         platform_registration_draft_replacement(registration_id=jp.pk, actor=kr_editor, **REASON)
-    draft = a_draft(lead)
-    platform_registration_register(registration_id=draft.pk, actor=kr_editor)
+    draft = platform_registration_draft_replacement(
+        registration_id=kr_registration().pk, actor=kr_editor, **REASON
+    )
+    with pytest.raises(PermissionRefused):  # an author, and its drafter besides
+        platform_registration_register(registration_id=draft.pk, actor=kr_editor)
+    other_author = StaffFactory(username="kr-author-2")
+    grant(other_author, "KR", "author", lead)
+    with pytest.raises(PermissionRefused, match="reviewer"):
+        platform_registration_register(registration_id=draft.pk, actor=other_author)
+    platform_registration_register(registration_id=draft.pk, actor=kr_staff("kr-reviewer", lead))
 
 
 def test_the_admin_drafts_a_replacement_and_another_person_freezes_it(
@@ -260,6 +270,10 @@ def test_an_outage_is_accepted_by_someone_other_than_its_reporter(canonical_cont
     assert outage.state == OutageState.REPORTED
     with pytest.raises(PermissionRefused):
         outage_decide(outage_id=outage.pk, action="accept", reason="Seen.", actor=reporter)
+    author = StaffFactory(username="kr-author-2")
+    grant(author, "KR", "author", lead)
+    with pytest.raises(PermissionRefused, match="reviewer"):
+        outage_decide(outage_id=outage.pk, action="accept", reason="Seen.", actor=author)
     with pytest.raises(ValidationFailed):
         outage_decide(outage_id=outage.pk, action="accept", reason=" ", actor=decider)
     outage_decide(outage_id=outage.pk, action="accept", reason="Seen too.", actor=decider)
