@@ -1,6 +1,7 @@
 """The methodology's records in the reader's language, with live figures filled in."""
 
 import nh3
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from markdown_it import MarkdownIt
@@ -102,14 +103,16 @@ def _labels(reader, pack):
 
 def citation_label(names, year):
     """A reference as a reader expects it cited in the text: author and year ("Agarwal
-    et al., 2021", "Keeney and Raiffa, 1993"), in the reader's language."""
+    et al., 2021", "Keeney and Raiffa, 1993"), in the reader's language. The names are
+    names in any language: marked translate="no", as a Korean page keeps them."""
+    names = [format_html('<span translate="no">{}</span>', name) for name in names]
     if len(names) > 2:
         lead = _("%(first)s et al.") % {"first": names[0]}
     elif len(names) == 2:
         lead = _("%(first)s and %(second)s") % {"first": names[0], "second": names[1]}
     else:
         lead = names[0] if names else ""
-    return _("%(names)s, %(year)s") % {"names": lead, "year": year or _("n.d.")}
+    return mark_safe(_("%(names)s, %(year)s") % {"names": lead, "year": year or _("n.d.")})
 
 
 def methodology_view(content, facts, language, citations=None):

@@ -51,8 +51,9 @@ READ_ATTRIBUTES = ("aria-label", "title", "alt", "placeholder")
 ENGLISH_RUN = re.compile(r"[A-Za-z][a-z'’]+(?:[ \t\n,;:]+[A-Za-z][a-z'’]+){2,}")
 # A lone lower-case English word ("interval", "tokens", "received") is interface text
 # left untranslated; names are capitalised and ids carry hyphens, digits or dots.
-# A word right before "(" is a formula's function, as in the seed's "min(1, …)".
-BARE_WORD = re.compile(r"(?<![\w.@/:+'’-])[a-z]{3,}(?![\w.@/:'’(-])")
+# A word right before "(" is a formula's function, as in the seed's "min(1, …)", and one
+# before "^" a metric's name, as tau-bench's pass^k.
+BARE_WORD = re.compile(r"(?<![\w.@/:+'’-])[a-z]{3,}(?![\w.@/:'’(^-])")
 # Tokens as a reader sees them between spaces: an id such as a cell id is one token.
 TOKEN = re.compile(r"[A-Za-z0-9][\w.-]*")
 URL = re.compile(r"\b(?:https?://|www\.)\S+")
