@@ -1,0 +1,196 @@
+"""The gate's rules at the one line that states each, where a one-line change once went
+unnoticed: every test here fails if that line is changed, and passes as it stands.
+
+- "one validated task is enough": the cell's tasks must all be validated, not any;
+- "a local review in any market counts": the review must be in the cell's market;
+- "the canonical set ignores applicability": a task that does not apply in a market is
+  not part of that market's canonical set;
+- "the per-task median latency includes failures": speed is taken over successes only,
+  per cell and per task;
+- "a stale cell counts under a market figure": a cell computed under other inputs
+  withholds the figures above it, as a blocked one does;
+- "blocked cells enter the published analysis": the sensitivity analysis ranks only
+  figures that are published now, so a stale cell is in none of its tables.
+
+`make mutation` runs this file against the gate, its inputs, the figures above the cells
+and the sensitivity analysis (tools/mutation.py).
+"""
+
+import json
+
+import pytest
+
+from catalogue.models import Applicability, MarketApplicability, TaskDefinition
+from governance.aggregates import canonical_tasks, snapshot_aggregates
+from governance.gate import cell_recompute
+from governance.selectors import cell_list
+from governance.sensitivity import gate_sensitivity
+from mica.methodology.models import Edition
+from tests.factories import (
+    SnapshotFactory,
+    SystemFactory,
+    api_auth,
+    approve_locally,
+    publishable_world,
+)
+from tests.factories import independent_rerun as rerun
+
+pytestmark = pytest.mark.django_db
+
+TASK = "ec-reschedule-three-party"
+CANDIDATE = "ec-formal-decline-reply"  # same family, left a candidate
+FAMILY = "email-calendar"
+
+
+@pytest.fixture
+def post(client, django_capture_on_commit_callbacks):
+    """Record attempts through the API as staff would, their after-commit steps run."""
+
+    def record(user, payloads):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(
+                "/api/v1/attempts/",
+                json.dumps(payloads),
+                content_type="application/json",
+                **api_auth(user),
+            )
+        assert response.status_code == 201, response.json()
+
+    return record
+
+
+def cell_in(market="KR", system="acme-agent"):
+    return cell_list().get(market__code=market, snapshot__system__slug=system)
+
+
+def _recompute(cell):
+    return cell_recompute(cell.snapshot_id, cell.market_id, cell.family_id)
+
+
+def test_one_candidate_task_blocks_its_cell_however_many_are_validated(post, staff):
+    """Seed: "They are provisional public-set candidates: not executable validated
+    scenarios, not measured results"; "Candidates are design material. The published
+    definitions exist so the method can be criticized before it produces a number."
+    Every task run in a cell must be validated, not one of them."""
+    publishable_world()
+    post(staff, [rerun(1), rerun(2)])
+    assert cell_in().blockers == []
+    assert TaskDefinition.objects.get(slug=CANDIDATE).lifecycle == "candidate"
+    post(staff, [rerun(n, task=CANDIDATE) for n in (3, 4)])
+    cell = cell_in()
+    assert "task-not-validated" in cell.blockers and not cell.eligible
+
+
+def test_a_local_review_counts_only_in_its_own_market(post, staff):
+    """Seed: "Locally authored, locally reviewed. A task is authored and reviewed by
+    someone who uses the market's services"; "Reaching locally authored text and local
+    review in every market edition is required before any market's results could be
+    published". A review approved in Korea does not review the task for Japan."""
+    definition = publishable_world(markets=("KR",))
+    post(staff, [rerun(1, market="JP"), rerun(2, market="JP")])
+    assert cell_in("JP").blockers == ["not-locally-reviewed"]
+    approve_locally(definition.current_version_id, "JP")
+    assert _recompute(cell_in("JP")).blockers == []
+
+
+def only_the_task_applies_in_korea():
+    """Korea's canonical sets reduced to the one task: every other public task is marked
+    not applicable there, so one scored task completes Korea's market figure."""
+    korea = MarketApplicability.objects.filter(market__code="KR")
+    korea.exclude(version__definition__slug=TASK).update(status=Applicability.NOT_APPLICABLE)
+    korea.filter(version__definition__slug=TASK).update(status=Applicability.APPLICABLE)
+
+
+def test_the_canonical_set_holds_only_the_tasks_that_apply_in_the_market(post, staff):
+    """Seed: "Family and country scores. The arithmetic mean of eligible attempt-derived
+    task scores in that family or market. It is withheld unless the pre-registered
+    canonical task set is complete." A task that does not apply in a market is not in its
+    set, so it neither withholds the market figure nor counts as missing; a task that
+    needs a variant there still applies."""
+    only_the_task_applies_in_korea()
+    publishable_world()
+    canonical = canonical_tasks()
+    assert canonical[("KR", FAMILY)] == {TASK}
+    assert not [key for key in canonical if key[0] == "KR" and key[1] != FAMILY]
+    post(staff, [rerun(1), rerun(2)])
+    korea = snapshot_aggregates(list(cell_list()))["markets"]["KR"]
+    assert (korea.value, korea.withheld_reason) == (80.0, None)
+    MarketApplicability.objects.filter(
+        market__code="KR", version__definition__slug=CANDIDATE
+    ).update(status=Applicability.VARIANT_REQUIRED)
+    assert canonical_tasks()[("KR", FAMILY)] == {TASK, CANDIDATE}
+
+
+def test_speed_is_taken_over_successes_only_per_cell_and_per_task(post, staff):
+    """Seed: "Speed · wall-clock seconds, successful eligible runs only. How long a
+    successful run took end to end. Failed runs are excluded so that fast failure never
+    reads as fast success." One success of 300 s and two failures of 30 s: the speed
+    figures, the cell's and the task's, are 300 s; only the all-runs median says 30."""
+    publishable_world()
+    failures = [
+        rerun(n, outcome="recoverable-failure", accuracy=0, wall_clock_seconds=30.0) for n in (2, 3)
+    ]
+    post(staff, [rerun(1), *failures])
+    cell = cell_in()
+    assert (cell.eligible_runs, cell.successes) == (3, 1)
+    assert (cell.p50_seconds, cell.p95_seconds) == (300.0, 300.0)
+    assert cell.task_scores[TASK]["median_success_seconds"] == 300.0
+    assert cell.eligible_median_seconds == 30.0
+
+
+@pytest.fixture
+def stale_acme_fresh_beta(post, staff):
+    """Acme's Korean cell, eligible when computed; then a threshold changes (committed,
+    the recompute it queues not yet run), so acme's cell is stale; then beta's attempts
+    land and beta's cell alone is computed under the new inputs."""
+    only_the_task_applies_in_korea()
+    publishable_world()
+    post(staff, [rerun(1), rerun(2)])
+    assert cell_in().eligible
+    Edition.objects.update(min_eligible_runs=1)
+    SnapshotFactory(system=SystemFactory(slug="beta-agent", name="Beta"), version="1.0")
+    beta = [
+        {
+            **rerun(n),
+            "attempt_id": f"beta-kr-{n:03d}",
+            "snapshot": {"system": "beta-agent", "version": "1.0"},
+        }
+        for n in (1, 2)
+    ]
+    post(staff, beta)
+    acme, fresh = cell_in(), cell_in(system="beta-agent")
+    assert acme.publication_eligible and not acme.is_fresh and acme.reasons == ["stale"]
+    assert fresh.eligible
+    return acme
+
+
+def test_a_stale_cell_withholds_the_market_figure_above_it(stale_acme_fresh_beta):
+    """Seed: "Scores are derived, not stored ... so a published figure cannot drift away
+    from the evidence it claims to summarize"; "The blocked cell is not dropped from
+    aggregation: every family and market figure above it is withheld." A cell computed
+    under inputs no longer in force is blocked as stale, and so is every figure above it
+    until the recompute has run."""
+    figures = snapshot_aggregates([stale_acme_fresh_beta])
+    assert figures["markets"]["KR"].withheld_reason == "blocked-cell-below"
+    _recompute(stale_acme_fresh_beta)
+    figures = snapshot_aggregates([cell_in()])
+    assert (figures["markets"]["KR"].value, figures["markets"]["KR"].withheld_reason) == (
+        80.0,
+        None,
+    )
+
+
+def test_the_published_analysis_ranks_only_what_is_published_now(stale_acme_fresh_beta):
+    """Seed: "No official figure may be published without a sensitivity analysis over the
+    scoring policy, showing how a ranking moves under alternative normalizations and
+    aggregations". The analysis ranks the published figures: a stale cell, computed
+    eligible under other inputs, is in none of its tables, nor is its market figure."""
+    acme = stale_acme_fresh_beta
+    tables = gate_sensitivity(cell_list())
+    ranked = {(t["level"], t["market"]): t["ordering"] for t in tables}
+    assert ranked[("cell", "KR")] == ["beta-agent--1.0--kr--email-calendar"]
+    assert ranked[("market", "KR")] == ["beta-agent--1.0"]
+    assert all(acme.cell_id not in t["published_values"] for t in tables)
+    _recompute(acme)
+    ranked = {(t["level"], t["market"]): t["ordering"] for t in gate_sensitivity(cell_list())}
+    assert set(ranked[("cell", "KR")]) == {acme.cell_id, "beta-agent--1.0--kr--email-calendar"}
