@@ -660,9 +660,23 @@ class LocalReviewAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
 @admin.register(models.ExposureEntry)
 class ExposureEntryAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
     holdout_path = "definition__task_set"
-    list_display = ("definition", "at", "where", "artifact")
+    list_display = ("definition", "at", "where_shown", "artifact_shown")
     list_select_related = ("definition",)
     autocomplete_fields = ("definition",)
+
+    # The portal's own entries in the reader's words, as the task's page shows them.
+    @admin.display(description=_("where"), ordering="where")
+    def where_shown(self, entry):
+        return gettext(entry.where)
+
+    @admin.display(description=_("artifact"), ordering="artifact")
+    def artifact_shown(self, entry):
+        return gettext(entry.artifact)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return super().get_fields(request, obj)
+        return ["definition", "at", "where_shown", "artifact_shown"]
 
     class Media:
         js = AUTOCOMPLETE_JS

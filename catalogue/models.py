@@ -507,7 +507,7 @@ class ExposureEntry(models.Model):
         verbose_name_plural = _("exposure log")
 
     def __str__(self):
-        return f"{self.definition.slug} · {self.where}"
+        return f"{self.definition.slug} · {gettext(self.where)}"
 
 
 class TaskEvent(DecisionEvent):

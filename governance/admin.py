@@ -16,6 +16,7 @@ from governance.services import (
     disclosure_supersede,
 )
 from mica.admin_decisions import DecisionAdmin
+from mica.admin_text import as_written, written_field
 from mica.bilingual_admin import BilingualAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
@@ -69,9 +70,9 @@ class AppealAdmin(DecisionAdmin):
     list_filter = ("state",)
     readonly_fields = (
         "challenge",
-        "grounds",
+        "grounds_as_written",
         "state",
-        "decided_role",
+        "deciding_role",
         "decided_reason",
         "received_at",
         "decided_at",
@@ -80,9 +81,18 @@ class AppealAdmin(DecisionAdmin):
 
     # The stored reason is shown, not bound: a read-only "reason" would drop the form's
     # own field of that name, and every decision would be refused for want of a reason.
+    # The appellant's words, in the language the challenge was filed in.
+    grounds_as_written = written_field(
+        "grounds", _("grounds"), lambda appeal: appeal.challenge.language
+    )
+
+    @admin.display(description=_("deciding role"))
+    def deciding_role(self, obj):
+        return obj.decided_role_label if obj.decided_role else "—"
+
     @admin.display(description=_("reason given"))
     def decided_reason(self, obj):
-        return obj.reason
+        return as_written(obj.reason)
 
     def decide(self, request, obj, decision, data):
         appeal_decide(
@@ -139,7 +149,7 @@ class DisclosureStanding(admin.SimpleListFilter):
 
 
 @admin.register(DisclosureStatement)
-class DisclosureStatementAdmin(HistoryAdmin, TranslationAdmin):
+class DisclosureStatementAdmin(HistoryAdmin, BilingualAdmin, TranslationAdmin):
     """The register, changed only through its supersede service: saving a change writes a
     new statement that supersedes this one, which stays public as history and is never
     changed or deleted again. A statement's history is read, never reverted: the register

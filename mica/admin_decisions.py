@@ -1,12 +1,27 @@
+"""The admin of records that move through a workflow: decisions taken from a form, and
+their events read as a person reads them (actions, states and roles in words, never
+their codes; a person's reason marked as their own words)."""
+
 from django.contrib import admin, messages
 from django.http import HttpResponseRedirect
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from mica.errors import DomainError
-from mica.workflows import workflow_actions
+from mica.workflows import decision_label, event_role_label, state_labels, workflow_actions
+
+
+def event_reason(event):
+    """A reason the portal wrote, in the reader's language; a person's words as written,
+    marked as being in a language the page does not know."""
+    if not event.reason:
+        return "—"
+    if getattr(event, "written_by_portal", False):
+        return gettext(event.reason)
+    return format_html('<span lang="">{}</span>', event.reason)
 
 
 class DecisionAdmin(admin.ModelAdmin):
@@ -26,17 +41,18 @@ class DecisionAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("decisions"))
     def decision_events(self, obj):
-        """The record's events, oldest first, as its workflow wrote them."""
+        """The record's events, oldest first, in words."""
+        states = state_labels(type(obj))
         rows = format_html_join(
             "",
             "<tr><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
                 (
-                    event.action,
-                    event.from_state or "—",
-                    event.to_state,
-                    event.role,
-                    event.reason,
+                    decision_label(event.action),
+                    states.get(event.from_state, event.from_state) or "—",
+                    states.get(event.to_state, event.to_state),
+                    event_role_label(event.role),
+                    event_reason(event),
                     date_format(localtime(event.at), "DATETIME_FORMAT"),
                 )
                 for event in obj.events.all()
@@ -99,12 +115,38 @@ class DecisionAdmin(admin.ModelAdmin):
 
 
 class DecisionEventInline(admin.TabularInline):
-    """A record's decisions, as its workflow wrote them: read, never edited."""
+    """A record's decisions, as its workflow wrote them: read, never edited; each column
+    in words (the codes stay in the database and the API)."""
 
     extra = 0
     can_delete = False
-    readonly_fields = ("action", "from_state", "to_state", "role", "reason", "at")
+    readonly_fields = ("decision", "state_before", "state_after", "deciding_role", "why", "at")
     fields = readonly_fields
+
+    def _state(self, code):
+        if not hasattr(self, "_states"):
+            self._states = state_labels(self.parent_model)
+        return self._states.get(code, code) or "—"
+
+    @admin.display(description=_("action"))
+    def decision(self, event):
+        return decision_label(event.action)
+
+    @admin.display(description=pgettext_lazy("state", "from"))
+    def state_before(self, event):
+        return self._state(event.from_state)
+
+    @admin.display(description=pgettext_lazy("state", "to"))
+    def state_after(self, event):
+        return self._state(event.to_state)
+
+    @admin.display(description=_("deciding role"))
+    def deciding_role(self, event):
+        return event_role_label(event.role)
+
+    @admin.display(description=_("reason"))
+    def why(self, event):
+        return event_reason(event)
 
     def has_add_permission(self, request, obj=None):
         return False

@@ -95,12 +95,24 @@ def english_changes_since_korean_approval(obj, approved_at=None):
     return changes
 
 
+def _languages_marked(form, translated, fields=None):
+    """Each translated field's widget says the language of its text (lang="en", "ko"), so
+    the browser, a screen reader and a spell checker read the English beside the Korean
+    as English on a Korean page."""
+    for name, field in (form.fields if fields is None else fields).items():
+        base, _sep, language = name.rpartition("_")
+        if base in translated and language in (SOURCE, TARGET):
+            field.widget.attrs.setdefault("lang", language)
+
+
 def _with_english_changes(form_class, approved_at_of):
     """`form_class` whose English fields show their change since the Korean approval."""
+    translated = set(translated_fields(form_class._meta.model))
 
     class BilingualForm(form_class):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
+            _languages_marked(self, translated)
             if self.instance.pk is None:
                 return
             changes = english_changes_since_korean_approval(
@@ -141,6 +153,17 @@ class BilingualAdmin:
     def get_form(self, request, obj=None, **kwargs):
         form = super().get_form(request, obj, **kwargs)
         return _with_english_changes(form, self.korean_approved_at)
+
+    def get_inline_formsets(self, request, formsets, inline_instances, obj=None):
+        """Every inline's translated fields say their language too, bilingual inline or not
+        (a market edition's datasheet, hazards and local changes)."""
+        for formset in formsets:
+            translated = set(translated_fields(formset.model))
+            for form in formset.forms:
+                _languages_marked(form, translated)
+            # The blank form "Add another" copies is built from the class's fields.
+            _languages_marked(formset.form, translated, formset.form.base_fields)
+        return super().get_inline_formsets(request, formsets, inline_instances, obj)
 
 
 class BilingualInline(BilingualAdmin):

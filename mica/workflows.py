@@ -29,6 +29,57 @@ def decision_role_label(role):
     return DECISION_ROLES.get(role, role)
 
 
+# Every action an event records, across the workflows, as a person names it: the events'
+# tables and names read them for every app above.
+DECISION_ACTIONS = {
+    "file": pgettext_lazy("decision", "filed"),
+    "screen": pgettext_lazy("decision", "screened"),
+    "triage": pgettext_lazy("decision", "triaged"),
+    "accept": pgettext_lazy("decision", "accepted"),
+    "hold": pgettext_lazy("decision", "held"),
+    "reject": pgettext_lazy("decision", "rejected"),
+    "withdraw": pgettext_lazy("decision", "withdrawn"),
+    "uphold": pgettext_lazy("decision", "upheld"),
+    "dismiss": pgettext_lazy("decision", "dismissed"),
+    "decline": pgettext_lazy("decision", "declined"),
+    "report": pgettext_lazy("decision", "reported"),
+    "submit": pgettext_lazy("decision", "submitted for review"),
+    "request_changes": pgettext_lazy("decision", "changes requested"),
+    "approve": pgettext_lazy("decision", "approved"),
+    "void": pgettext_lazy("decision", "voided"),
+    "resubmit": pgettext_lazy("decision", "resubmitted for review"),
+    "promote": pgettext_lazy("decision", "promoted to validated"),
+    "make_current": pgettext_lazy("decision", "made current"),
+    "retire": pgettext_lazy("decision", "retired"),
+    "invalidate": pgettext_lazy("decision", "invalidated"),
+    "reverse": pgettext_lazy("decision", "invalidation reversed"),
+}
+# Roles only the admin's events name (the public records name DECISION_ROLES).
+EVENT_ROLES = {
+    "author": pgettext_lazy("deciding role", "author"),
+    "reviewer": pgettext_lazy("deciding role", "reviewer"),
+    "system": pgettext_lazy("deciding role", "the portal"),
+}
+
+
+def decision_label(action):
+    return DECISION_ACTIONS.get(action, action)
+
+
+def event_role_label(role):
+    return EVENT_ROLES.get(role) or decision_role_label(role)
+
+
+def state_labels(model):
+    """{code: label} of every state a record of `model` may be in (its fields with
+    choices: a review's state, a task's lifecycle)."""
+    labels = {}
+    for field in model._meta.concrete_fields:
+        if field.choices:
+            labels.update({str(code): label for code, label in field.flatchoices})
+    return labels
+
+
 @dataclass(frozen=True)
 class Move:
     """Where an action takes a record, and the role that may take it."""
@@ -74,7 +125,18 @@ class DecisionEvent(models.Model):
         ordering = ["at", "pk"]
 
     def __str__(self):
-        return f"{self.action}: {self.from_state} → {self.to_state}"
+        states = state_labels(self.record_model())
+        moved = [states.get(code, code) for code in (self.from_state, self.to_state)]
+        return f"{decision_label(self.action)}: {moved[0] or '—'} → {moved[1]}"
+
+    @classmethod
+    def record_model(cls):
+        """The model of the record whose decisions these are (the first of its foreign
+        keys that is not the person who decided)."""
+        for field in cls._meta.concrete_fields:
+            if field.many_to_one and field.name != "actor":
+                return field.related_model
+        return cls
 
     @property
     def role_label(self):

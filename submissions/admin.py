@@ -3,9 +3,11 @@ from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from catalogue.access import HoldoutScopedAdmin
 from mica.admin_decisions import DecisionAdmin, DecisionEventInline
+from mica.admin_text import structured_field, written_field
 from mica.errors import DomainError
 from mica.text import is_blank
 from submissions import models
@@ -232,10 +234,10 @@ class ChallengeAdmin(DecisionAdmin):
         "edition",
         "section_id",
         "challenge_type",
-        "what_is_wrong",
-        "proposed_replacement",
-        "evidence",
-        "recompute",
+        "what_is_wrong_as_written",
+        "proposed_replacement_as_written",
+        "evidence_as_data",
+        "recompute_as_data",
         "public_name",
         "language",
         "state",
@@ -243,6 +245,15 @@ class ChallengeAdmin(DecisionAdmin):
         "received_at",
     )
     inlines = [ChallengeEventInline]
+    # The challenger's words, in the language they filed in.
+    what_is_wrong_as_written = written_field(
+        "what_is_wrong", _("what is wrong"), lambda challenge: challenge.language
+    )
+    proposed_replacement_as_written = written_field(
+        "proposed_replacement", _("what should replace it"), lambda challenge: challenge.language
+    )
+    evidence_as_data = structured_field("evidence", _("evidence"))
+    recompute_as_data = structured_field("recompute", _("recomputed figure"))
 
     @admin.display(description=_("age"), ordering="received_at")
     def age(self, obj):
@@ -271,6 +282,20 @@ class SystemSubmissionDecisionForm(forms.ModelForm):
         fields = []
 
 
+# The operator's declarations as written, in the language they filed in; lists as data.
+SUBMISSION_COLUMNS = {
+    "routable_models": "routable_models_as_data",
+    "tools": "tools_as_data",
+    "markets": "markets_as_data",
+    "families": "families_as_data",
+    "market_capability": "market_capability_as_data",
+    "memory": "memory_as_written",
+    "access": "access_as_written",
+    "evidence_plan": "evidence_plan_as_written",
+    "decision_reason": "decision_reason_as_written",
+}
+
+
 @admin.register(models.SystemSubmission)
 class SystemSubmissionAdmin(DecisionAdmin):
     form = SystemSubmissionDecisionForm
@@ -278,9 +303,26 @@ class SystemSubmissionAdmin(DecisionAdmin):
     list_display = ("__str__", "operator", "state", "received_at")
     list_filter = ("state",)
     readonly_fields = [
-        *(f.name for f in models.SystemSubmission._meta.fields if f.name != "id"),
+        *(
+            SUBMISSION_COLUMNS.get(f.name, f.name)
+            for f in models.SystemSubmission._meta.fields
+            if f.name != "id"
+        ),
         "decision_events",
     ]
+    routable_models_as_data = structured_field("routable_models", _("every routable model"))
+    tools_as_data = structured_field("tools", _("tools and APIs"))
+    markets_as_data = structured_field("markets", _("markets in scope"))
+    families_as_data = structured_field("families", _("task families in scope"))
+    market_capability_as_data = structured_field(
+        "market_capability", _("market execution capability")
+    )
+    memory_as_written = written_field("memory", _("memory behaviour"), lambda s: s.language)
+    access_as_written = written_field("access", _("access"), lambda s: s.language)
+    evidence_plan_as_written = written_field(
+        "evidence_plan", _("evidence-trace plan"), lambda s: s.language
+    )
+    decision_reason_as_written = written_field("decision_reason", _("reason"))
 
     def decide(self, request, obj, decision, data):
         system_submission_decide(
@@ -293,9 +335,17 @@ class SystemSubmissionAdmin(DecisionAdmin):
 
 @admin.register(models.OutboxMessage)
 class OutboxMessageAdmin(admin.ModelAdmin):
-    list_display = ("to", "subject", "state", "attempts", "created_at", "sent_at")
+    list_display = ("to", "subject_as_written", "state", "attempts", "created_at", "sent_at")
     list_filter = ("state",)
-    readonly_fields = [f.name for f in models.OutboxMessage._meta.fields if f.name != "id"]
+    # An e-mail as it was written, in its reader's language; the mail server's own words.
+    readonly_fields = fields = [
+        {"subject": "subject_as_written", "body": "body_as_written"}.get(f.name, f.name)
+        for f in models.OutboxMessage._meta.fields
+        if f.name not in ("id", "last_error")
+    ] + ["last_error_as_written"]
+    subject_as_written = written_field("subject", _("subject"))
+    body_as_written = written_field("body", pgettext_lazy("e-mail", "body"))
+    last_error_as_written = written_field("last_error", _("last error"))
 
     def has_add_permission(self, request):
         return False

@@ -8,7 +8,7 @@ from markets.models import OutageState, PlatformOutage, RepresentativePlatform
 from mica import scoring
 from mica.errors import AppendOnly
 from mica.vocabulary import EvidenceType, label_for
-from mica.workflows import DecisionEvent
+from mica.workflows import DecisionEvent, decision_label
 
 
 class Track(models.TextChoices):
@@ -403,7 +403,7 @@ class AttemptInvalidation(DecisionEvent, AppendOnlyRecord):
         verbose_name_plural = _("attempt invalidations")
 
     def __str__(self):
-        return f"{self.attempt}: {self.action}"
+        return f"{self.attempt}: {decision_label(self.action)}"
 
 
 class InvalidationReversal(DecisionEvent, AppendOnlyRecord):
@@ -426,7 +426,7 @@ class InvalidationReversal(DecisionEvent, AppendOnlyRecord):
         verbose_name_plural = _("invalidation reversals")
 
     def __str__(self):
-        return f"{self.invalidation.attempt}: {self.action}"
+        return f"{self.invalidation.attempt}: {decision_label(self.action)}"
 
 
 class ModelInvocation(AppendOnlyRecord):
@@ -735,4 +735,5 @@ class OutboxMessage(models.Model):
         verbose_name_plural = _("outbox")
 
     def __str__(self):
-        return f"{self.to}: {self.subject}"
+        # The subject is in the language it was sent in; the admin shows it marked so.
+        return _("Message #%(id)s to %(to)s") % {"id": self.pk, "to": self.to}

@@ -1,23 +1,28 @@
 """Sign-in lockouts in the admin: who is locked out from where, and the button that
 unlocks them (django-axes' records, with AXES_ENABLE_ADMIN off so these replace its own);
-API tokens, enrolment codes and second-factor devices, for verified superusers."""
+API tokens, enrolment codes and second-factor devices, for verified superusers; staff
+accounts and groups, their permissions named in the reader's language."""
 
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.auth.models import User
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.forms import AdminPasswordChangeForm
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
-from django.utils.text import capfirst
+from django.utils.html import format_html
+from django.utils.text import capfirst, format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, ngettext
 from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from knox.models import AuthToken
 
+from mica.admin_names import api_token_digests_named, permission_label
 from mica.errors import PermissionRefused
 from mica.site.enrolment import (
     NOT_FOR_YOURSELF,
@@ -87,7 +92,13 @@ class ReadOnlyRecordAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("path"))
     def path(self, obj):
-        return obj.path_info
+        # An address on this site, or what axes records when it had none ("<unknown>").
+        return format_html('<span translate="no">{}</span>', obj.path_info)
+
+    @admin.display(description=_("browser"))
+    def browser(self, obj):
+        # What the client says it is, as it said it: not words to translate.
+        return format_html('<span translate="no">{}</span>', obj.user_agent)
 
 
 @admin.register(AccessAttempt)
@@ -97,7 +108,8 @@ class AccessAttemptAdmin(ReadOnlyRecordAdmin):
 
     list_display = ["account", "client", "failures", "when", "locked_out"]
     list_filter = [LockedOutFilter]
-    fields = ["username", "ip_address", "user_agent", "path_info", "failures_since_start"]
+    fields = ["account", "client", "browser", "path", "failures"]
+    readonly_fields = fields
     actions = ["unlock"]
 
     @admin.display(description=_("failed sign-ins"), ordering="failures_since_start")
@@ -135,7 +147,8 @@ class AccessFailureLogAdmin(ReadOnlyRecordAdmin):
 
     list_display = ["account", "client", "when", "path", "was_locked_out"]
     list_filter = ["locked_out"]
-    fields = ["username", "ip_address", "user_agent", "path_info", "attempt_time", "locked_out"]
+    fields = ["account", "client", "browser", "path", "when", "was_locked_out"]
+    readonly_fields = fields
 
     @admin.display(description=_("locked out"), boolean=True, ordering="locked_out")
     def was_locked_out(self, obj):
@@ -150,7 +163,8 @@ class AccessLogAdmin(ReadOnlyRecordAdmin):
     """Every successful sign-in, and when it signed out (read only)."""
 
     list_display = ["account", "client", "when", "signed_out", "path"]
-    fields = ["username", "ip_address", "user_agent", "path_info", "attempt_time", "logout_time"]
+    fields = ["account", "client", "browser", "path", "when", "signed_out"]
+    readonly_fields = fields
 
     @admin.display(description=_("signed out"), ordering="logout_time")
     def signed_out(self, obj):
@@ -331,13 +345,60 @@ admin.site.unregister(TOTPDevice)
 # replaces it.
 if admin.site.is_registered(AuthToken):
     admin.site.unregister(AuthToken)
+api_token_digests_named()
+
+
+class SecondFactorDeviceForm(forms.ModelForm):
+    class Meta:
+        model = TOTPDevice
+        fields = []
+        # Shown beside the fields of the read-only page; django-otp's are English only.
+        help_texts = {
+            "user": _("The account that signs in with this device."),
+            "confirmed": _("Whether its owner confirmed a code from it at enrolment."),
+            "created_at": _("When its owner enrolled it."),
+            "last_used_at": _("When a code from it was last accepted."),
+            "throttling_failure_timestamp": _(
+                "When a wrong code was last typed; empty once a right one follows."
+            ),
+            "throttling_failure_count": _(
+                "Wrong codes since the last right one; each makes the next try wait longer."
+            ),
+        }
 
 
 @admin.register(TOTPDevice)
 class SecondFactorDeviceAdmin(TOTPDeviceAdmin):
     """django-otp's devices, without adding or changing one here: a device is enrolled
     only by its owner with an enrolment code. Deleting one tells the account and the
-    other administrators."""
+    other administrators. Its secret and clock settings stay out of sight: nobody acts
+    on them here."""
+
+    form = SecondFactorDeviceForm
+    list_display = ["user", "created_at", "last_used_at", "confirmed"]
+    list_filter = ["confirmed", "created_at", "last_used_at"]
+    search_fields = ["user__username", "user__email"]
+    search_help_text = _("Search by the account's username or e-mail address.")
+    fieldsets = [
+        (None, {"fields": ["user", "confirmed"]}),
+        (
+            _("Use of the device"),
+            {
+                "fields": [
+                    "created_at",
+                    "last_used_at",
+                    "throttling_failure_count",
+                    "throttling_failure_timestamp",
+                ]
+            },
+        ),
+    ]
+
+    def get_list_display(self, request):
+        return self.list_display
+
+    def get_fieldsets(self, request, obj=None):
+        return self.fieldsets
 
     def has_add_permission(self, request):
         return False
@@ -351,3 +412,57 @@ class SecondFactorDeviceAdmin(TOTPDeviceAdmin):
     def delete_queryset(self, request, queryset):
         for device in queryset.select_related("user"):
             device_remove(device=device, actor=request.user)
+
+
+# --- Staff accounts and groups -------------------------------------------------------------
+
+
+class PermissionChoiceField(forms.ModelMultipleChoiceField):
+    """Permissions named in the reader's language (mica.admin_names), not by the English
+    name Django stored for each when the database was migrated."""
+
+    def label_from_instance(self, obj):
+        return permission_label(obj)
+
+
+class PermissionsNamedAdmin:
+    permission_fields = ()
+
+    def formfield_for_manytomany(self, db_field, request=None, **kwargs):
+        if db_field.name in self.permission_fields:
+            kwargs["form_class"] = PermissionChoiceField
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+# Django builds this help text at import time, half of it English whatever the language.
+USABLE_PASSWORD_HELP = format_lazy(
+    '{}<ul id="id_unusable_warning" class="messagelist"><li class="warning">{}</li></ul>',
+    _(
+        "Whether the user will be able to authenticate using a password or not. If "
+        "disabled, they may still be able to authenticate using other backends, such "
+        "as Single Sign-On or LDAP."
+    ),
+    _("If disabled, the current password for this user will be lost."),
+)
+
+
+class AccountPasswordForm(AdminPasswordChangeForm):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "usable_password" in self.fields:
+            self.fields["usable_password"].help_text = USABLE_PASSWORD_HELP
+
+
+admin.site.unregister(User)
+admin.site.unregister(Group)
+
+
+@admin.register(User)
+class StaffAccountAdmin(PermissionsNamedAdmin, UserAdmin):
+    permission_fields = ("user_permissions",)
+    change_password_form = AccountPasswordForm
+
+
+@admin.register(Group)
+class StaffGroupAdmin(PermissionsNamedAdmin, GroupAdmin):
+    permission_fields = ("permissions",)
