@@ -26,6 +26,7 @@ TARGETS = {
             "tests/governance/test_gate_rules.py",
             "tests/governance/test_gate.py",
             "tests/governance/test_platform_parity.py",
+            "tests/governance/test_named_mutants.py",
         ],
     ),
     "ingestion": (
@@ -36,7 +37,10 @@ TARGETS = {
             "tests/submissions/test_platform_registration.py",
         ],
     ),
-    "sensitivity": ("governance/sensitivity.py", ["tests/governance/test_sensitivity.py"]),
+    "sensitivity": (
+        "governance/sensitivity.py",
+        ["tests/governance/test_sensitivity.py", "tests/governance/test_named_mutants.py"],
+    ),
     "aggregates": (
         "governance/aggregates.py",
         [
@@ -44,11 +48,16 @@ TARGETS = {
             "tests/governance/test_commerce_proximity.py",
             "tests/governance/test_gate.py",
             "tests/governance/test_gate_rules.py",
+            "tests/governance/test_named_mutants.py",
         ],
     ),
     "gate_inputs": (
         "governance/gate_inputs.py",
-        ["tests/governance/test_gate_rules.py", "tests/governance/test_reliability.py"],
+        [
+            "tests/governance/test_gate_rules.py",
+            "tests/governance/test_reliability.py",
+            "tests/governance/test_named_mutants.py",
+        ],
     ),
 }
 SECTION = re.compile(r"^\[tool\.mutmut\].*?(?=^\[|\Z)", re.MULTILINE | re.DOTALL)
