@@ -110,6 +110,19 @@ def test_a_platform_of_another_market_or_family_is_not_registered_here(client, o
     refused_by(client, operator, payload, "platform-unregistered")
 
 
+def test_a_draft_replacement_leaves_the_set_in_force_usable(client, operator, payload):
+    """Until someone freezes it, a replacement is a draft: the set in force still rules,
+    even where the draft copies its platforms."""
+    from markets.services import platform_registration_draft_replacement
+    from tests.factories import LeadFactory
+
+    platform_registration_draft_replacement(
+        registration_id=kr_set().pk, reason_en="Why.", reason_ko="이유.", actor=LeadFactory()
+    )
+    assert post(client, operator, [payload]).status_code == 201
+    assert Attempt.objects.get().representative_platform.registration == kr_set()
+
+
 def test_a_platform_only_in_a_draft_set_is_refused(client, operator, payload):
     """A set is frozen (pre-registered) before any run on it."""
     platform_sets_of_the_examples()
