@@ -101,6 +101,15 @@ def api_token_digests_named():
     AuthToken._meta.verbose_name_plural = _("API token digests")
 
 
+def staff_groups_named():
+    """Django's groups of staff accounts: the catalogue's "group" of references, one
+    msgid with them, would otherwise name them in Korean as a bundle (묶음)."""
+    from django.contrib.auth.models import Group
+
+    Group._meta.verbose_name = pgettext_lazy("staff accounts", "group")
+    Group._meta.verbose_name_plural = pgettext_lazy("staff accounts", "groups")
+
+
 def model_label(model):
     """A model's name for a person; a revision table of django-simple-history is named
     after the model it keeps the revisions of."""

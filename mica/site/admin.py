@@ -22,7 +22,7 @@ from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from knox.models import AuthToken
 
-from mica.admin_names import api_token_digests_named, permission_label
+from mica.admin_names import api_token_digests_named, permission_label, staff_groups_named
 from mica.errors import PermissionRefused
 from mica.site.enrolment import (
     NOT_FOR_YOURSELF,
@@ -455,6 +455,7 @@ class AccountPasswordForm(AdminPasswordChangeForm):
 
 admin.site.unregister(User)
 admin.site.unregister(Group)
+staff_groups_named()
 
 
 @admin.register(User)

@@ -15,6 +15,7 @@ from collections import deque
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
+from axes.models import AccessAttempt
 from django.apps import apps
 from django.contrib.auth.models import Permission, User
 from django.db import models
@@ -29,6 +30,7 @@ from markets.models import CompetenceRole, Market
 from submissions.challenges import challenge_transition
 from submissions.system_submissions import system_submission_decide, system_submission_file
 from tests.factories import (
+    PASSWORD,
     LeadFactory,
     StaffFactory,
     confirmed_challenge,
@@ -195,8 +197,6 @@ def lived_in_admin(canonical_content):
     reviewers' guides set them up), and records with events in every workflow: a local
     review submitted and approved, a challenge screened and rejected with an appeal
     filed, a lockout."""
-    from axes.models import AccessAttempt
-
     lead = LeadFactory(username="method-lead")
     author, reviewer = catalogue_staff("kim-author"), catalogue_staff("lee-reviewer")
     grant(author, "KR", CompetenceRole.AUTHOR, lead)
@@ -305,6 +305,7 @@ def test_permissions_are_named_in_the_readers_language(client, lived_in_admin):
     its model, in Korean under /ko/, as stored under /."""
     client.force_login(lived_in_admin["lead"])
     korean = client.get("/ko/admin/auth/group/add/").text
+    assert "<title>그룹 추가 | MICA 포털</title>" in korean  # not the references' "묶음"
     assert "과제 목록 | 과제 버전 추가" in korean
     assert "과제 버전 이력 보기" in korean  # django-simple-history's revisions
     assert "Can add" not in korean and "historical" not in korean
@@ -350,3 +351,59 @@ def test_the_admin_check_sees_english_and_spares_names_codes_and_placeholders(
     ]
     found = english_in_admin(texts, vocabulary_codes(), identifiers(), cited_works())
     assert found == ["Can add task version", "draft", "in-review"]
+
+
+# The pages before the admin opens, which no walk from its index reaches.
+
+
+def english_on(response):
+    reading = page_reading(response_body(response), "ko")
+    return english_in_admin(reading.text, vocabulary_codes(), identifiers(), cited_works())
+
+
+def sign_in_with_password(client, username):
+    return client.post(
+        "/ko/admin/login/?next=/ko/admin/",
+        {"username": username, "password": PASSWORD, "next": "/ko/admin/"},
+        follow=True,
+    )
+
+
+def test_the_sign_in_and_the_second_step_read_in_korean(client, lived_in_admin):
+    """Issue 34, item 7: "The second-factor pages ..."; a wrong code is refused in Korean
+    too (django-otp's own message, which has no Korean of its own)."""
+    login = client.get("/ko/admin/login/?next=/ko/admin/")
+    assert login.status_code == 200 and english_on(login) == []
+    step = sign_in_with_password(client, "method-lead")
+    assert step.redirect_chain[-1][0].startswith("/ko/admin/second-factor/")
+    assert english_on(step) == []
+    wrong = client.post(step.redirect_chain[-1][0], {"otp_token": "000000"})
+    assert wrong.status_code == 200 and english_on(wrong) == []
+
+
+def test_enrolling_a_second_factor_reads_in_korean(client, canonical_content):
+    LeadFactory(username="new-lead")
+    enrol = sign_in_with_password(client, "new-lead")
+    assert enrol.redirect_chain[-1][0].startswith("/ko/admin/second-factor/enrol/")
+    assert english_on(enrol) == []
+    refused = client.post(enrol.redirect_chain[-1][0], {"enrolment_code": "not-a-code"})
+    assert refused.status_code == 200 and english_on(refused) == []
+
+
+def test_a_lockout_and_its_unlock_read_in_korean(client, lived_in_admin, settings):
+    """Issue 34, item 7: "django-axes' lockout screens and lists"."""
+    for _attempt in range(settings.AXES_FAILURE_LIMIT):
+        locked = client.post(
+            "/ko/admin/login/", {"username": "lee-reviewer", "password": "wrong-password"}
+        )
+    assert locked.status_code == 429 and english_on(locked) == []
+    lead = type(client)()
+    lead.force_login(lived_in_admin["lead"])
+    attempts = list(AccessAttempt.objects.values_list("pk", flat=True))
+    unlocked = lead.post(
+        "/ko/admin/axes/accessattempt/",
+        {"action": "unlock", "_selected_action": attempts},
+        follow=True,
+    )
+    assert "로그인 2건의 잠금을 풀었습니다." in unlocked.text
+    assert english_on(unlocked) == []
