@@ -224,7 +224,8 @@ def exports_build_and_publish(
     previous = _previous_files(root, made_with, revisions) if reuse else (None, {})
     if reuse and _published_current(root, made_with, revisions):
         progress(100, _("Nothing changed since the published export set"))
-        return json.loads((dir_current(root) / MANIFEST).read_text(encoding="utf-8"))
+        kept = json.loads((dir_current(root) / MANIFEST).read_text(encoding="utf-8"))
+        return {**kept, "unchanged": True}
     build = build_dir_new(root, job_run_id or "inline")
     checks = SchemaCheck()
     context = BuildContext(edition, site_url(), {}, checks.row)

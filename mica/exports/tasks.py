@@ -18,6 +18,8 @@ def _publish(job_run_id, progress, arguments):
     """The export set, written whole with {"full": true}, else only the files that changed."""
     full = arguments.get("full", False)
     manifest = exports_build_and_publish(job_run_id=job_run_id, full=full, progress=progress)
+    if manifest.get("unchanged"):
+        return _("Nothing changed since the published export set")
     return lazy_format(
         _("Published %(count)d files for edition %(edition)s."),
         count=len(manifest["files"]),

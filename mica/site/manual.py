@@ -16,6 +16,7 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousFileOperation
 from django.http import Http404, HttpResponsePermanentRedirect
 from django.utils._os import safe_join
+from django.views.decorators.http import require_safe
 from django.views.static import serve
 
 # Material writes a few small scripts inline (the site's scope, the colour palette);
@@ -58,6 +59,7 @@ def _is_folder(path):
         return False
 
 
+@require_safe
 def manual_page(request, path=""):
     """A page or asset of the built manual, with the site's security headers."""
     if path and not path.endswith("/") and _is_folder(path):
@@ -72,6 +74,7 @@ def manual_page(request, path=""):
     return response
 
 
+@require_safe
 def manual_korean(request, path=""):
     """/ko/docs/… is where the Korean pages' reader looks: the Korean manual."""
     return HttpResponsePermanentRedirect(f"/docs/ko/{path}")

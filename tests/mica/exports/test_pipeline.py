@@ -113,9 +113,15 @@ def test_the_command_runs_inline_or_queues_a_tracked_job(
     call_command("regenerate_exports", "--sync", stdout=out)
     assert "[100%] Published" in out.getvalue() and "mica-catalogue.json" in out.getvalue()
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("regenerate_exports", stdout=out)
+        call_command("regenerate_exports", "--full", stdout=out)
     run = JobRun.objects.get(job_name="mica.exports.tasks.exports_regenerate")
     assert run.state == "succeeded" and run.progress == 100
+    assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk
+    # Queued again with nothing changed, the job keeps the set it published and says so.
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("regenerate_exports", stdout=out)
+    again = JobRun.objects.filter(job_name=run.job_name).latest("pk")
+    assert again.state == "succeeded" and "Nothing changed" in again.message
     assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk
 
 

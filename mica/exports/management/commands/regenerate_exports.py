@@ -19,4 +19,6 @@ class Command(JobCommand):
         manifest = exports_build_and_publish(full=self.full, progress=self.progress)
         for entry in manifest["files"]:
             self.stdout.write(f"{entry['sha256']}  {entry['size']:>10}  {entry['name']}")
+        if manifest.get("unchanged"):
+            return f"Nothing changed: the published set of {manifest['edition']['slug']} stays."
         return f"Published to {manifest['edition']['slug']}."
