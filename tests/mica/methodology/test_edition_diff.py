@@ -329,6 +329,7 @@ def test_the_diff_names_every_change_by_its_title(client, changed, language):
     reads = READS[language]
     page = client.get(("/ko" if language == "ko" else "") + DIFF).text
     thresholds = _section(page, "thresholds")
+    assert reads["thresholds"]
     for line in reads["thresholds"]:
         assert line in thresholds, thresholds
     assert "Runs per task" not in thresholds and "과제당 실행 수" not in thresholds
