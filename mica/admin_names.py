@@ -9,7 +9,9 @@ labelled from its action and its model's translated name rather than the stored 
 so no data migration has to rewrite the names other apps keep creating.
 """
 
+from django.templatetags.static import static
 from django.utils.formats import date_format
+from django.utils.html import format_html
 from django.utils.timezone import localtime
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -31,6 +33,9 @@ DEVICE_FIELDS = {
     "drift": _("clock drift (steps)"),
     "last_t": _("time step of the last code"),
 }
+
+# A yes/no column's icon, said in words to whoever does not see it.
+BOOLEAN_WORDS = {True: _("Yes"), False: _("No"), None: _("Unknown")}
 
 # The default permissions Django makes for every model, by the start of their codename.
 PERMISSION_ACTIONS = {
@@ -108,6 +113,22 @@ def staff_groups_named():
 
     Group._meta.verbose_name = pgettext_lazy("staff accounts", "group")
     Group._meta.verbose_name_plural = pgettext_lazy("staff accounts", "groups")
+
+
+def boolean_icons_named():
+    """Django's admin gives a yes/no icon the Python value as its text alternative
+    ("True", "False", "None") whatever the language; ours says yes or no in the reader's.
+    Every read-only yes/no in the admin (lists, forms, inlines) goes through this one
+    function of Django's, which it imports when it renders."""
+    from django.contrib.admin.templatetags import admin_list
+
+    def boolean_icon(value):
+        icon = {True: "yes", False: "no", None: "unknown"}[value]
+        return format_html(
+            '<img src="{}" alt="{}">', static(f"admin/img/icon-{icon}.svg"), BOOLEAN_WORDS[value]
+        )
+
+    admin_list._boolean_icon = boolean_icon
 
 
 def model_label(model):

@@ -335,17 +335,24 @@ class SystemSubmissionAdmin(DecisionAdmin):
 
 @admin.register(models.OutboxMessage)
 class OutboxMessageAdmin(admin.ModelAdmin):
-    list_display = ("to", "subject_as_written", "state", "attempts", "created_at", "sent_at")
+    list_display = ("recipient", "subject_as_written", "state", "attempts", "created_at", "sent_at")
     list_filter = ("state",)
     # An e-mail as it was written, in its reader's language; the mail server's own words.
     readonly_fields = fields = [
-        {"subject": "subject_as_written", "body": "body_as_written"}.get(f.name, f.name)
+        {"to": "recipient", "subject": "subject_as_written", "body": "body_as_written"}.get(
+            f.name, f.name
+        )
         for f in models.OutboxMessage._meta.fields
         if f.name not in ("id", "last_error")
     ] + ["last_error_as_written"]
     subject_as_written = written_field("subject", _("subject"))
     body_as_written = written_field("body", pgettext_lazy("e-mail", "body"))
     last_error_as_written = written_field("last_error", _("last error"))
+
+    # "to" alone is a workflow's state it moves to; here it is who the e-mail goes to.
+    @admin.display(description=pgettext_lazy("e-mail", "to"), ordering="to")
+    def recipient(self, message):
+        return message.to
 
     def has_add_permission(self, request):
         return False

@@ -22,7 +22,12 @@ from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from knox.models import AuthToken
 
-from mica.admin_names import api_token_digests_named, permission_label, staff_groups_named
+from mica.admin_names import (
+    api_token_digests_named,
+    boolean_icons_named,
+    permission_label,
+    staff_groups_named,
+)
 from mica.errors import PermissionRefused
 from mica.site.enrolment import (
     NOT_FOR_YOURSELF,
@@ -52,6 +57,13 @@ THIRD_PARTY_LABELS = (
 )
 
 
+EMPTY = "—"
+
+
+def as_code(value):
+    return format_html('<span translate="no">{}</span>', value) if value else EMPTY
+
+
 class LockedOutFilter(admin.SimpleListFilter):
     title = _("locked out")
     parameter_name = "locked"
@@ -78,27 +90,28 @@ class ReadOnlyRecordAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    # A value axes did not record is a dash, as in the lists, never Python's "None".
     @admin.display(description=_("username"), ordering="username")
     def account(self, obj):
-        return obj.username
+        return obj.username or EMPTY
 
     @admin.display(description=_("client address"), ordering="ip_address")
     def client(self, obj):
-        return obj.ip_address
+        return obj.ip_address or EMPTY
 
     @admin.display(description=_("when"), ordering="attempt_time")
     def when(self, obj):
-        return obj.attempt_time
+        return obj.attempt_time or EMPTY
 
     @admin.display(description=_("path"))
     def path(self, obj):
         # An address on this site, or what axes records when it had none ("<unknown>").
-        return format_html('<span translate="no">{}</span>', obj.path_info)
+        return as_code(obj.path_info)
 
     @admin.display(description=_("browser"))
     def browser(self, obj):
         # What the client says it is, as it said it: not words to translate.
-        return format_html('<span translate="no">{}</span>', obj.user_agent)
+        return as_code(obj.user_agent)
 
 
 @admin.register(AccessAttempt)
@@ -168,7 +181,7 @@ class AccessLogAdmin(ReadOnlyRecordAdmin):
 
     @admin.display(description=_("signed out"), ordering="logout_time")
     def signed_out(self, obj):
-        return obj.logout_time
+        return obj.logout_time or EMPTY
 
     def has_delete_permission(self, request, obj=None):
         return False
@@ -456,6 +469,7 @@ class AccountPasswordForm(AdminPasswordChangeForm):
 admin.site.unregister(User)
 admin.site.unregister(Group)
 staff_groups_named()
+boolean_icons_named()
 
 
 @admin.register(User)

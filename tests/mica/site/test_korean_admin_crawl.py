@@ -75,9 +75,10 @@ def identifiers():
 # Text the admin edits is filled from live figures through placeholders ("{{hazards|words}}
 # {{hazards|plural:hazard,hazards}}", "{{#if gate_values_unset}}"): code, in any language.
 PLACEHOLDER = re.compile(r"\{\{.*?\}\}", re.DOTALL)
-# Platforms whose owners spell their names in lower case, as the Korean content writes
-# them beside their Korean names ("인라인(inline)", "눈(noon)").
-ADMIN_PROPER_NOUNS = re.compile(r"\((?:inline|noon)\)")
+# Platforms whose names read as an English word or a Python literal, as the Korean
+# content writes them beside their Korean names: "인라인(inline)", "눈(noon)" (spelt in
+# lower case by their owners) and Thailand's "트루(True)".
+ADMIN_PROPER_NOUNS = re.compile(r"\((?:inline|noon|True)\)")
 
 
 def cited_works():
@@ -93,16 +94,20 @@ def cited_works():
     return sorted({name.strip() for name in names if name and name.strip()}, key=len, reverse=True)
 
 
+# Python's own words for a yes, a no and nothing, as a value shown raw reads them.
+PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
+
+
 def english_in_admin(texts, codes, names, works):
     """`english_in` of the public crawl, less the identifiers and cited works a page
-    names, placeholders and the platforms named above."""
+    names, placeholders and the platforms named above; and Python's literals."""
     spared = []
     for text in texts:
         text = ADMIN_PROPER_NOUNS.sub(" ", PLACEHOLDER.sub(" ", text))
         for work in works:
             text = text.replace(work, " ")
         spared.append(TOKEN.sub(lambda m: " " if m.group(0) in names else m.group(0), text))
-    return english_in(spared, codes)
+    return english_in(spared, codes) + [m for t in spared for m in PYTHON_LITERAL.findall(t)]
 
 
 # What a query changes on a page of one kind: a list's filters and search. Its order and
@@ -319,6 +324,7 @@ def test_a_second_factor_device_reads_in_korean(client, lived_in_admin):
     device = TOTPDevice.objects.get(user=lived_in_admin["lead"])
     listing = client.get("/ko/admin/otp_totp/totpdevice/").text
     assert "2단계 인증 기기" in listing and "마지막 사용 시각" in listing
+    assert 'alt="예"' in listing and 'alt="True"' not in listing  # "ready for use"
     page = client.get(f"/ko/admin/otp_totp/totpdevice/{device.pk}/change/").text
     assert "method-lead 계정의 인증 앱" in page
     assert "이 기기로 로그인하는 계정입니다." in page
@@ -348,9 +354,10 @@ def test_the_admin_check_sees_english_and_spares_names_codes_and_placeholders(
         "gc-resident-record-extract · construct · kim-author",
         "Datasheets for Datasets · 인라인(inline)",
         "검토 요청: draft → in-review",
+        "사용 가능: True",
     ]
     found = english_in_admin(texts, vocabulary_codes(), identifiers(), cited_works())
-    assert found == ["Can add task version", "draft", "in-review"]
+    assert found == ["Can add task version", "draft", "in-review", "True"]
 
 
 # The pages before the admin opens, which no walk from its index reaches.
