@@ -154,8 +154,7 @@ BLOCKER_SENTENCES = {
         "A task version in the cell has no approved local review in this market."
     ),
     scoring.Blocker.LINEAGE_INCOMPLETE.value: _(
-        "A run does not name a pre-registered platform it used, with its version and "
-        "snapshot date."
+        "A run does not name a pre-registered platform it used, with its version and snapshot date."
     ),
     scoring.Blocker.THRESHOLDS_UNSET.value: _(
         "The publication thresholds are not all set, so the gate refuses rather than guess them."
