@@ -26,7 +26,9 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from catalogue.models import LocalReview, TaskDefinition
 from catalogue.workflows import review_transition
 from governance.services import appeal_file
+from governance.tasks import gate_recompute
 from markets.models import CompetenceRole, Market
+from mica.jobs.services import job_run_enqueue
 from submissions.challenges import challenge_transition
 from submissions.system_submissions import system_submission_decide, system_submission_file
 from tests.factories import (
@@ -196,12 +198,12 @@ def catalogue_staff(username):
 
 
 @pytest.fixture
-def lived_in_admin(canonical_content):
+def lived_in_admin(canonical_content, eager_celery, django_capture_on_commit_callbacks):
     """A method lead (a superuser, with a verified device), a Korean author and a
     reviewer (the catalogue's permissions and a competence for KR, as the authors' and
     reviewers' guides set them up), and records with events in every workflow: a local
     review submitted and approved, a challenge screened and rejected with an appeal
-    filed, a lockout."""
+    filed, a system submission declined, a lockout, a background job run."""
     lead = LeadFactory(username="method-lead")
     author, reviewer = catalogue_staff("kim-author"), catalogue_staff("lee-reviewer")
     grant(author, "KR", CompetenceRole.AUTHOR, lead)
@@ -230,6 +232,8 @@ def lived_in_admin(canonical_content):
     system_submission_decide(
         submission_id=submission.pk, accept=False, reason="Not yet running.", actor=lead
     )
+    with django_capture_on_commit_callbacks(execute=True):
+        job_run_enqueue(task=gate_recompute, actor=lead)
     return {"lead": lead, "author": author, "reviewer": reviewer}
 
 
@@ -284,6 +288,7 @@ NAMED_PAGES = {
         "admin:governance_disclosurestatement_change",
         "admin:markets_platformregistration_change",
         "admin:catalogue_exposureentry_changelist",
+        "admin:jobs_jobrun_change",
     },
 }
 
