@@ -10,7 +10,10 @@ unnoticed: every test here fails if that line is changed, and passes as it stand
 - "a stale cell counts under a market figure": a cell computed under other inputs
   withholds the figures above it, as a blocked one does;
 - "blocked cells enter the published analysis": the sensitivity analysis ranks only
-  figures that are published now, so a stale cell is in none of its tables.
+  figures that are published now, so a stale cell is in none of its tables;
+- and the inputs' fingerprint (governance.gate_inputs) sees every input a cell's figures
+  follow: a version's references, even traded between two versions, and a task's
+  applicability in the market.
 
 `make mutation` runs this file against the gate, its inputs, the figures above the cells
 and the sensitivity analysis (tools/mutation.py).
@@ -20,7 +23,7 @@ import json
 
 import pytest
 
-from catalogue.models import Applicability, MarketApplicability, TaskDefinition
+from catalogue.models import Applicability, MarketApplicability, TaskDefinition, TaskVersion
 from governance.aggregates import canonical_tasks, snapshot_aggregates
 from governance.gate import cell_recompute
 from governance.selectors import cell_list
@@ -194,3 +197,56 @@ def test_the_published_analysis_ranks_only_what_is_published_now(stale_acme_fres
     _recompute(acme)
     ranked = {(t["level"], t["market"]): t["ordering"] for t in gate_sensitivity(cell_list())}
     assert set(ranked[("cell", "KR")]) == {acme.cell_id, "beta-agent--1.0--kr--email-calendar"}
+
+
+def references_swapped_between_two_versions():
+    """The task's current version and a later draft of it trade speed references (240 s
+    and 300 s): each version's references change, the set of values does not."""
+    current = TaskDefinition.objects.get(slug=TASK).current_version
+    TaskVersion.objects.filter(pk=current.pk).update(speed_reference_seconds=300)
+    TaskVersion.objects.filter(definition=current.definition, version="1.1.0").update(
+        speed_reference_seconds=240
+    )
+
+
+def speed_reference_changed():
+    current = TaskDefinition.objects.get(slug=TASK).current_version_id
+    TaskVersion.objects.filter(pk=current).update(speed_reference_seconds=300)
+
+
+def task_no_longer_applies():
+    MarketApplicability.objects.filter(
+        market__code="KR", version__definition__slug=CANDIDATE
+    ).update(status=Applicability.NOT_APPLICABLE)
+
+
+@pytest.mark.parametrize(
+    ("change", "value", "tasks_fewer"),
+    [
+        (references_swapped_between_two_versions, 100.0, 0),
+        (speed_reference_changed, 100.0, 0),
+        (task_no_longer_applies, 80.0, 1),
+    ],
+    ids=["references-swapped", "speed-reference", "applicability"],
+)
+def test_a_cell_reads_stale_once_an_input_it_was_computed_from_changes(
+    post, staff, change, value, tasks_fewer
+):
+    """Seed: "Scores are derived, not stored ... so a published figure cannot drift away
+    from the evidence it claims to summarize"; "Speed and cost references are
+    pre-registered per task version". A version's references, even traded with another
+    version's, and a task's applicability in the market each change the cell's figures:
+    until it is recomputed the cell reads stale, never as a figure it no longer is."""
+    definition = publishable_world()
+    later = TaskVersion.objects.get(pk=definition.current_version_id)
+    later.pk, later.version, later.speed_reference_seconds = None, "1.1.0", 300
+    later.save()
+    post(staff, [rerun(1), rerun(2)])
+    before = cell_in()
+    assert before.eligible and before.task_scores[TASK]["value"] == 80.0
+    change()
+    assert cell_in().reasons == ["stale"] and not cell_in().eligible
+    _recompute(before)
+    after = cell_in()
+    assert after.is_fresh and after.task_scores[TASK]["value"] == value
+    assert after.tasks_defined == before.tasks_defined - tasks_fewer
