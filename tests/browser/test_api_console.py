@@ -41,7 +41,7 @@ def send(page, token, example=None):
     return page.locator("#try-status").inner_text(), json.loads(page.inner_text("#try-answer"))
 
 
-def test_an_operator_records_the_example_batch_from_the_reference_page(
+def test_an_operator_tries_the_example_batch_from_the_reference_page_storing_nothing(
     watched,  # noqa: F811 - the fixture imported above
     site,
     operator_token,
@@ -52,13 +52,16 @@ def test_an_operator_records_the_example_batch_from_the_reference_page(
     assert not page.locator(".try-needs-script").is_visible()
     assert json.loads(page.input_value("#try-body")) == VALID_BATCH
 
+    # Issue 34, item 5: the console is a dry run. The answer is the real call's, and
+    # nothing is recorded on the operator's snapshot.
     status, answer = send(page, operator_token)
-    assert "201" in status and answer["recorded"] == len(VALID_BATCH)
-    assert Attempt.objects.filter(snapshot__system__slug="harbor-agent").count() == 2
+    assert "201" in status and answer["recorded"] == len(VALID_BATCH) and answer["dry_run"]
+    assert "dry_run=1" in page.inner_text("#try-attempts")
+    assert Attempt.objects.count() == 0
     assert_accessible(page)
     assert not violations()
 
-    # A wrong token is refused, and nothing more is recorded.
+    # A wrong token is refused, and nothing is recorded.
     status, answer = send(page, "not-a-token")
     assert "401" in status and answer == {"detail": "Invalid token."}
 
@@ -69,4 +72,4 @@ def test_an_operator_records_the_example_batch_from_the_reference_page(
     assert "API 응답 상태 코드 400" in status
     assert_accessible(page)
     assert not violations()
-    assert Attempt.objects.count() == 2
+    assert Attempt.objects.count() == 0
