@@ -12,8 +12,9 @@ unnoticed: every test here fails if that line is changed, and passes as it stand
 - "blocked cells enter the published analysis": the sensitivity analysis ranks only
   figures that are published now, so a stale cell is in none of its tables;
 - and the inputs' fingerprint (governance.gate_inputs) sees every input a cell's figures
-  follow: a version's references, even traded between two versions, and a task's
-  applicability in the market.
+  follow: a version's references, even traded between two versions, whether its task is
+  validated, an approved local review, and a task's applicability in the market, even
+  traded between two tasks.
 
 `make mutation` runs this file against the gate, its inputs, the figures above the cells
 and the sensitivity analysis (tools/mutation.py).
@@ -93,6 +94,8 @@ def test_a_local_review_counts_only_in_its_own_market(post, staff):
     post(staff, [rerun(1, market="JP"), rerun(2, market="JP")])
     assert cell_in("JP").blockers == ["not-locally-reviewed"]
     approve_locally(definition.current_version_id, "JP")
+    # The approval is an input of the cell: it reads stale until recomputed.
+    assert cell_in("JP").reasons == ["stale"]
     assert _recompute(cell_in("JP")).blockers == []
 
 
@@ -220,14 +223,19 @@ def task_no_longer_applies():
     ).update(status=Applicability.NOT_APPLICABLE)
 
 
+def task_back_to_candidate():
+    TaskDefinition.objects.filter(slug=TASK).update(lifecycle="candidate")
+
+
 @pytest.mark.parametrize(
     ("change", "value", "tasks_fewer"),
     [
         (references_swapped_between_two_versions, 100.0, 0),
         (speed_reference_changed, 100.0, 0),
         (task_no_longer_applies, 80.0, 1),
+        (task_back_to_candidate, None, 0),
     ],
-    ids=["references-swapped", "speed-reference", "applicability"],
+    ids=["references-swapped", "speed-reference", "applicability", "lifecycle"],
 )
 def test_a_cell_reads_stale_once_an_input_it_was_computed_from_changes(
     post, staff, change, value, tasks_fewer
@@ -235,8 +243,9 @@ def test_a_cell_reads_stale_once_an_input_it_was_computed_from_changes(
     """Seed: "Scores are derived, not stored ... so a published figure cannot drift away
     from the evidence it claims to summarize"; "Speed and cost references are
     pre-registered per task version". A version's references, even traded with another
-    version's, and a task's applicability in the market each change the cell's figures:
-    until it is recomputed the cell reads stale, never as a figure it no longer is."""
+    version's, a task's applicability in the market and whether it is validated each
+    change the cell's figures: until it is recomputed the cell reads stale, never as a
+    figure it no longer is."""
     definition = publishable_world()
     later = TaskVersion.objects.get(pk=definition.current_version_id)
     later.pk, later.version, later.speed_reference_seconds = None, "1.1.0", 300
@@ -250,3 +259,26 @@ def test_a_cell_reads_stale_once_an_input_it_was_computed_from_changes(
     after = cell_in()
     assert after.is_fresh and after.task_scores[TASK]["value"] == value
     assert after.tasks_defined == before.tasks_defined - tasks_fewer
+
+
+def test_a_cell_reads_stale_once_two_tasks_trade_their_applicability(post, staff):
+    """Seed: "Scores are derived, not stored ... so a published figure cannot drift away
+    from the evidence it claims to summarize"; "what share of a market's canonical tasks
+    must be attempted". In Japan the task run there stops applying as another starts
+    to: the canonical set keeps its size, the cell's coverage does not, so the cell
+    reads stale until recomputed."""
+    publishable_world(markets=("KR",))
+    japan = MarketApplicability.objects.filter(market__code="JP")
+    japan.filter(version__definition__slug=CANDIDATE).update(status=Applicability.NOT_APPLICABLE)
+    post(staff, [rerun(1, market="JP"), rerun(2, market="JP")])
+    before = cell_in("JP")
+    assert (before.tasks_attempted, before.is_fresh) == (1, True)
+    japan.filter(version__definition__slug=TASK).update(status=Applicability.NOT_APPLICABLE)
+    japan.filter(version__definition__slug=CANDIDATE).update(status=Applicability.APPLICABLE)
+    assert cell_in("JP").reasons == ["stale"]
+    _recompute(before)
+    after = cell_in("JP")
+    assert after.is_fresh and (after.tasks_attempted, after.tasks_defined) == (
+        0,
+        before.tasks_defined,
+    )
