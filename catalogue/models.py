@@ -168,6 +168,16 @@ class TaskVersionQuerySet(models.QuerySet):
         return super().update(**values)
 
 
+def handoff_is_completion(prefix=""):
+    """Versions whose contract declares the approval handoff as the completion point."""
+    return Q(**{f"{prefix}termination_class": TerminationClass.APPROVAL_HANDOFF})
+
+
+def idempotency_declared(prefix=""):
+    """Versions whose contract declares an idempotency requirement, in either language."""
+    return Q(**{f"{prefix}idempotency_en__gt": ""}) | Q(**{f"{prefix}idempotency_ko__gt": ""})
+
+
 class TaskVersion(models.Model):
     """The content of a task at one semantic version: its contract and design fields."""
 
@@ -261,6 +271,16 @@ class TaskVersion(models.Model):
             return
         if self.validation_event() is not None:
             raise references_refused(self)
+
+    @property
+    def handoff_is_completion(self):
+        """Whether a handoff record proves a success here (as `handoff_is_completion()`)."""
+        return self.termination_class == TerminationClass.APPROVAL_HANDOFF
+
+    @property
+    def declares_idempotency(self):
+        """Whether a success here needs an idempotency record (as `idempotency_declared()`)."""
+        return bool(self.idempotency_en or self.idempotency_ko)
 
     def references(self):
         """The pre-registered references as plain values, the same however they were set."""

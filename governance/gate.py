@@ -20,7 +20,16 @@ from django.db.models import BooleanField, Case, Count, Exists, FloatField, Oute
 from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy as _
 
-from catalogue.models import APPLYING, Lifecycle, LocalReview, ReviewState, TaskSet, TaskVersion
+from catalogue.models import (
+    APPLYING,
+    Lifecycle,
+    LocalReview,
+    ReviewState,
+    TaskSet,
+    TaskVersion,
+    handoff_is_completion,
+    idempotency_declared,
+)
 from catalogue.selectors import task_public_list
 from governance.aggregates import (
     cell_reliability,
@@ -35,7 +44,7 @@ from markets.models import RepresentativePlatform
 from mica import scoring
 from mica.methodology.selectors import edition_current
 from mica.text import lazy_format
-from mica.vocabulary import PROOF_OF_SUCCESS
+from mica.vocabulary import PROOF_OF_FINAL_STATE, EvidenceType
 from submissions.models import (
     COUNTED,
     FALLBACK_JUSTIFIED,
@@ -66,18 +75,39 @@ def _weakest(values, order):
 
 
 def confirmed_success():
-    """The condition of a confirmed success: the outcome, with its proof, and nothing that
-    fails it (a retry's duplicate, a prohibited state, a critical safety event)."""
-    proven = EvidenceRecord.objects.filter(
-        attempt=OuterRef("pk"), evidence_type__in=PROOF_OF_SUCCESS
-    )
+    """The condition of a confirmed success: the outcome, with its proof, complete as the
+    task's contract says, and nothing that fails it (a retry's duplicate, a prohibited
+    state, a critical safety event)."""
     return Q(
-        Exists(proven),
+        _proven(),
+        _idempotency_guarded(),
         outcome=Outcome.CONFIRMED_SUCCESS,
         retry_created_duplicate=False,
         prohibited_state_violation=False,
         critical_safety_event=False,
     )
+
+
+def _evidence(*kinds):
+    return Exists(EvidenceRecord.objects.filter(attempt=OuterRef("pk"), evidence_type__in=kinds))
+
+
+def _contract(declares):
+    return Exists(TaskVersion.objects.filter(declares, pk=OuterRef("task_version_id")))
+
+
+def _proven():
+    """Seed: "an authoritative receipt, a post-action readback, or a handoff record"; the
+    handoff only "when the task contract declares that boundary as the completion point"."""
+    return _evidence(*PROOF_OF_FINAL_STATE) | (
+        _evidence(EvidenceType.HANDOFF_CHECKPOINT) & _contract(handoff_is_completion())
+    )
+
+
+def _idempotency_guarded():
+    """Seed: "Where a repeat could create a second order ... the task contract requires an
+    idempotency record"."""
+    return ~_contract(idempotency_declared()) | _evidence(EvidenceType.RETRY_IDEMPOTENCY_RECORD)
 
 
 # Seed: "Every published run cell names the platform actually used, its version and

@@ -73,6 +73,9 @@ PROOF_OF_SUCCESS = frozenset(
         EvidenceType.HANDOFF_CHECKPOINT,
     }
 )
+# Seed: "A correct stop can be completion ... when the task contract declares that
+# boundary as the completion point": a handoff record proves nothing on any other task.
+PROOF_OF_FINAL_STATE = PROOF_OF_SUCCESS - {EvidenceType.HANDOFF_CHECKPOINT}
 
 
 class DiagnosticAxis(models.TextChoices):

@@ -57,6 +57,20 @@ def _snapshot(slug, name, operator):
 PLATFORM_SNAPSHOT_DATE = "2026-12-01"
 
 
+# A readback proves the final state; the idempotency record is what a contract declaring
+# an idempotency requirement asks of a success, and it is kept on every demo run alike.
+DEMO_EVIDENCE = ["post-action-readback", "retry-idempotency-record"]
+
+
+def _evidence(attempt_id, kind):
+    evidence_id = f"{kind[:5]}-{attempt_id}"[:64]
+    return {
+        "evidence_id": evidence_id,
+        "evidence_type": kind,
+        "sha256": hashlib.sha256(evidence_id.encode()).hexdigest(),
+    }
+
+
 def _attempt(rng, snapshot, task, market, index, platform):
     outcome = rng.choice(OUTCOMES)
     costs = [Decimal(rng.randint(1000, 90000)) / Decimal(10**6) for _ in MODELS]
@@ -98,13 +112,7 @@ def _attempt(rng, snapshot, task, market, index, platform):
             }
             for n, (model, cost) in enumerate(zip(MODELS, costs, strict=True))
         ],
-        "evidence": [
-            {
-                "evidence_id": f"ev-{attempt_id}"[:64],
-                "evidence_type": "post-action-readback",
-                "sha256": hashlib.sha256(f"ev-{attempt_id}".encode()).hexdigest(),
-            }
-        ],
+        "evidence": [_evidence(attempt_id, kind) for kind in DEMO_EVIDENCE],
     }
 
 

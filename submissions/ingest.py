@@ -470,6 +470,24 @@ ATTEMPT_RULES = {
             "or a handoff checkpoint; a tool call's own lineage is not proof."
         ),
     ),
+    # Seed: "valid completion when the task contract declares that boundary as the
+    # completion point" (_check_contract_completion).
+    "handoff-not-completion": (
+        400,
+        gettext_lazy(
+            "A handoff checkpoint proves a success only where the task contract declares "
+            "the handoff as its completion point; this task's contract ends at its final "
+            "state, which needs an authoritative response or a post-action readback."
+        ),
+    ),
+    # Seed: "the task contract requires an idempotency record".
+    "success-without-idempotency-record": (
+        400,
+        gettext_lazy(
+            "This task's contract declares an idempotency requirement: a confirmed "
+            "success needs a retry idempotency record."
+        ),
+    ),
     "unknown-task-version": (400, gettext_lazy("No task has that id and version.")),
     "task-not-in-market": (400, gettext_lazy("The task does not apply in that market.")),
     "situation-unknown": (
@@ -614,6 +632,26 @@ def _check_success(data):
                 "or a handoff checkpoint; a tool call's own lineage is not proof."
             ),
         )
+
+
+def _check_contract_completion(data, version):
+    """A success is complete as the task's own contract says it is: seed "A correct stop
+    can be completion ... when the task contract declares that boundary as the completion
+    point" and "Where a repeat could create a second order ... the task contract requires
+    an idempotency record"."""
+    if data["outcome"] != Outcome.CONFIRMED_SUCCESS:
+        return
+    kinds = {e["evidence_type"] for e in data["evidence"]}
+    # No proof at all is _check_success's refusal; here only a handoff offered as proof.
+    handoff_only = kinds & PROOF_OF_SUCCESS == {EvidenceType.HANDOFF_CHECKPOINT}
+    if handoff_only and not version.handoff_is_completion:
+        _refuse_by_rule("handoff-not-completion")
+    if version.declares_idempotency and EvidenceType.RETRY_IDEMPOTENCY_RECORD not in kinds:
+        _refuse_by_rule("success-without-idempotency-record")
+
+
+def _refuse_by_rule(rule):
+    refuse(rule, ATTEMPT_RULES[rule][1])
 
 
 def _snapshot(data, on_file):
@@ -1014,6 +1052,7 @@ def _attempt_judged(payload, checked, on_file, actor):
     _check_costs(data)
     _check_outcome(data)
     version, market = _resolve(data, on_file)
+    _check_contract_completion(data, version)
     situations = _resolve_situations(data, market, on_file)
     platform = _resolve_platform(data, version, market, on_file)
     _check_commerce(data, market)

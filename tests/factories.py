@@ -192,7 +192,10 @@ ATTEMPT = {
         },
     ],
     "evidence": [
-        {"evidence_id": "ev-1", "evidence_type": "post-action-readback", "sha256": "a" * 64}
+        {"evidence_id": "ev-1", "evidence_type": "post-action-readback", "sha256": "a" * 64},
+        # The task's contract declares an idempotency requirement (seed: "the task
+        # contract requires an idempotency record").
+        {"evidence_id": "ev-2", "evidence_type": "retry-idempotency-record", "sha256": "b" * 64},
     ],
 }
 

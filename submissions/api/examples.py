@@ -99,7 +99,12 @@ ATTEMPT = {
             "evidence_id": "readback-0001",
             "evidence_type": "post-action-readback",
             "sha256": "9f2c" + "0" * 60,
-        }
+        },
+        {
+            "evidence_id": "idempotency-0001",
+            "evidence_type": "retry-idempotency-record",
+            "sha256": "7b1d" + "0" * 60,
+        },
     ],
 }
 
@@ -150,6 +155,12 @@ COMMERCE = {
     "reference_total": "22900",
     "reference_observed_at": "2026-11-18T10:30:00+09:00",
     "reference_evidence_id": "readback-0001",
+}
+
+HANDOFF = {
+    "evidence_id": "handoff-0001",
+    "evidence_type": "handoff-checkpoint",
+    "sha256": "c3a8" + "0" * 60,
 }
 
 # For each rule: the batch that breaks it, and what the refusal says besides the rule's
@@ -222,6 +233,17 @@ REFUSED_BATCHES = {
     "success-with-retry-duplicate": ([refused(retry_created_duplicate=True)], None, {}),
     "success-without-proof": (
         [refused(evidence=VALID_BATCH[1]["evidence"])],
+        None,
+        {},
+    ),
+    # The example's task ends at its final state and declares an idempotency requirement.
+    "handoff-not-completion": (
+        [refused(evidence=[HANDOFF, ATTEMPT["evidence"][1]])],
+        None,
+        {},
+    ),
+    "success-without-idempotency-record": (
+        [refused(evidence=ATTEMPT["evidence"][:1])],
         None,
         {},
     ),

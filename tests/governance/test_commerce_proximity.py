@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from governance.selectors import cell_list
 from submissions.models import Attempt
-from tests.factories import api_auth, publishable_world
+from tests.factories import api_auth, attempt_payload, publishable_world
 from tests.factories import independent_rerun as rerun
 
 pytestmark = pytest.mark.django_db
@@ -44,16 +44,17 @@ COMMERCE = {
 SEARCH = {
     "evidence_id": "search-1",
     "evidence_type": "locale-formatted-artifact",
-    "sha256": "b" * 64,
+    "sha256": "c" * 64,
 }
-PROOF = {"evidence_id": "ev-1", "evidence_type": "post-action-readback", "sha256": "a" * 64}
+# The readback and the idempotency record the task's contract asks of a success.
+PROOF = attempt_payload()["evidence"]
 
 
 def commerce_attempt(n, commerce=None, **changes):
     return rerun(
         n,
         commerce={**COMMERCE, **(commerce or {})},
-        evidence=[PROOF, SEARCH],
+        evidence=[*PROOF, SEARCH],
         **changes,
     )
 

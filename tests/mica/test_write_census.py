@@ -525,7 +525,8 @@ def case_attempt_batch_api(ctx):
     attempts = committed(ctx, Attempt.objects.filter(attempt_id__in=ids))
     assert len(attempts) == 2, f"{RULE} {len(attempts)} of 2 attempts committed"
     assert ctx.observer.count(ModelInvocation.objects.filter(attempt_id__in=attempts)) == 4
-    assert ctx.observer.count(EvidenceRecord.objects.filter(attempt_id__in=attempts)) == 2
+    evidence = 2 * len(attempt_payload()["evidence"])
+    assert ctx.observer.count(EvidenceRecord.objects.filter(attempt_id__in=attempts)) == evidence
     attempt = Attempt.objects.get(pk=attempts[0])
     committed(
         ctx,
