@@ -5,15 +5,19 @@ and across a cell's tasks, the ingestion, the sensitivity analysis) is mutated b
 against its own tests, in a copy of the tracked tree under var/mutation/<target>/,
 so a pure library's mutants are judged by its fast tests alone. The gate's and
 the ingestion's tests run on the database MICA_DATABASE_URL names (PostgreSQL:
-forked runs share its test database, made once, so they run one at a time). Prints,
+forked runs share its test database, made once, so they run one at a time); elsewhere
+MUTATION_CHILDREN caps the forked runs (one per core by default). MUTATION_TREE=HEAD
+mutates the last commit's tree instead of the working tree. Prints,
 per target, how many mutants were killed and which survived.
 """
 
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,9 +68,19 @@ SECTION = re.compile(r"^\[tool\.mutmut\].*?(?=^\[|\Z)", re.MULTILINE | re.DOTALL
 
 
 def tracked_copy(destination):
-    """The tracked tree, as a fresh clone has it, plus uncommitted edits of tracked files."""
+    """The tracked tree, as a fresh clone has it, plus uncommitted edits of tracked files;
+    with MUTATION_TREE set (HEAD, or any commit), that commit's tree alone: on a working
+    tree shared with others, their half-done edits then stay out of the run."""
     if destination.exists():
         shutil.rmtree(destination)
+    commit = os.environ.get("MUTATION_TREE")
+    if commit:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit], cwd=ROOT, check=True, capture_output=True
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(destination, filter="data")
+        return
     files = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout.splitlines()
@@ -104,7 +118,9 @@ def run(name):
     # flushes it: two runs at once fail each other's tests, and a mutant no test catches
     # is counted as killed. They run one at a time there.
     shared = module != "mica/scoring.py" and os.environ.get("MICA_DATABASE_URL")
-    children = "1" if shared else str(os.cpu_count() or 1)
+    # MUTATION_CHILDREN caps the forked runs on a shared machine (never above one on
+    # PostgreSQL).
+    children = "1" if shared else os.environ.get("MUTATION_CHILDREN", str(os.cpu_count() or 1))
     subprocess.run(
         [str(mutmut), "run", "--max-children", children],
         cwd=directory,
