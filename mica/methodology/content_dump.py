@@ -185,8 +185,9 @@ def _contract_section(section):
         value = optional_text_pair(section, name)
         if value:
             data[name] = value
-    if section.numbered:
-        data["numbered"] = True
+    numbered = field_pair(section, "numbered", bool)
+    if any(numbered.values()):
+        data["numbered"] = True if all(numbered.values()) else numbered
     data["items"] = Records(
         _without_none(
             {

@@ -7,6 +7,7 @@ through `CanonicalLoad.record`, so an edited record is never overwritten.
 
 from pathlib import Path
 
+from mica.bilingual import LANGUAGES
 from mica.content.loading import read_yaml, texts, translated
 from mica.errors import ValidationFailed
 from mica.methodology import models
@@ -170,6 +171,15 @@ def _load_references(canonical, edition, content, chapters):
         )
 
 
+def numbered_pair(section):
+    """`numbered: true` numbers a section's items in both languages; `{en: …, ko: …}`
+    in each language as it says."""
+    numbered = section.get("numbered", False)
+    if not isinstance(numbered, dict):
+        numbered = dict.fromkeys(LANGUAGES, numbered)
+    return {f"numbered_{lang}": bool(numbered.get(lang, False)) for lang in LANGUAGES}
+
+
 def _load_contract(canonical, edition, content):
     for position, section in enumerate(content["contract"]["sections"], start=1):
         record = _section(
@@ -179,7 +189,7 @@ def _load_contract(canonical, edition, content):
             position,
             section["section_id"],
             number=section.get("number") or "",
-            numbered=section.get("numbered", False),
+            **numbered_pair(section),
             **texts(section, "title", optional=("eyebrow", "lead")),
         )
         for item_position, item in enumerate(section["items"], start=1):

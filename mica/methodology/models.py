@@ -373,7 +373,10 @@ class ContractSection(SectionRecord):
     title = models.CharField(_("title"), max_length=200)
     eyebrow = models.CharField(_("eyebrow"), max_length=120, blank=True)
     lead = models.TextField(_("lead"), blank=True)
-    numbered = models.BooleanField(_("numbered items"), default=False)
+    # Per language, and not a translation: seed 001 numbers the items of 5.1, 6.1 and 8.4,
+    # which seed 000 gives by their terms.
+    numbered_en = models.BooleanField(_("items numbered in English"), default=False)
+    numbered_ko = models.BooleanField(_("items numbered in Korean"), default=False)
 
     class Meta(SectionRecord.Meta):
         verbose_name = _("contract section")

@@ -70,9 +70,12 @@ Content dict (what ``load_pack_content`` returns and ``render_pack`` reads)
         "heading": Text,
         "sections": [{"section_id", "number": "3.1" | None, "title": Text,
                       "eyebrow": Text, "lead": Text,   # page and Korean pack
-                      "numbered": bool (items render as "1.", "2.", ...),
+                      "numbered": bool | {"en": bool, "ko": bool} (items
+                                  render as "1.", "2.", ...; the pack numbers
+                                  where the English does, the page per
+                                  language),
                       "items": [{"section_id", "term": Text (absent when
-                                 numbered), "detail": Text}]}],
+                                 numbered in English), "detail": Text}]}],
       },
       "policy_register": [{"section_id", "term": Text, "detail": Text}],
     }
@@ -325,6 +328,10 @@ def load_pack_content(content_dir) -> dict:
 # ------------------------------------------------------------------ checking
 
 
+# Fields that may hold a value per language without being text.
+FLAGS = frozenset({"numbered"})
+
+
 def _texts(node, path=""):
     """Yield (path, value) for every text field (bilingual dict or plain string)."""
     if isinstance(node, dict):
@@ -332,6 +339,8 @@ def _texts(node, path=""):
             yield path, node
             return
         for key, value in node.items():
+            if key in FLAGS:
+                continue
             yield from _texts(value, f"{path}.{key}" if path else str(key))
     elif isinstance(node, list):
         for index, value in enumerate(node):
@@ -588,12 +597,21 @@ def _render_chapter(
         raise ValueError(f"Unknown chapter body {body!r} in {chapter['section_id']}")
 
 
+def numbered_in(section, language):
+    """Whether a contract section numbers its items in `language` (a pack may say it for
+    both languages at once, as `true`)."""
+    numbered = section.get("numbered", False)
+    return bool(numbered.get(language)) if isinstance(numbered, dict) else bool(numbered)
+
+
 def _contract_lines(w: _Writer, section: dict, lang: str, *, keep_defined_terms: bool):
     lines = []
     for index, item in enumerate(section["items"], start=1):
         detail = w.text(item["detail"], lang)
         detail = _DFN_TAGS.sub("", detail) if keep_defined_terms else _DFN.sub("", detail)
-        term = str(index) if section.get("numbered") else w.text(item["term"], lang)
+        # The pack numbers as seed 000 does in both its languages: where the English
+        # does. Seed 001's own numbers (5.1, 6.1, 8.4) are its page's.
+        term = str(index) if numbered_in(section, "en") else w.text(item["term"], lang)
         lines.append(f"- **{term}.** {detail}")
     return lines
 

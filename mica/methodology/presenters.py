@@ -6,7 +6,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from markdown_it import MarkdownIt
 
-from mica.methodology.pack import contract_by_chapter, fill_placeholders
+from mica.methodology.pack import contract_by_chapter, fill_placeholders, numbered_in
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True})
 _ALLOWED_TAGS = {"a", "code", "em", "strong", "dfn", "br"}
@@ -54,7 +54,7 @@ def _section(reader, section):
         "eyebrow": reader.plain(section["eyebrow"]) if section.get("eyebrow") else "",
         "title": reader.plain(section["title"]),
         "lead": reader.html(section.get("lead") or ""),
-        "numbered": section.get("numbered", False),
+        "numbered": numbered_in(section, reader.language),
         "items": [
             {
                 "section_id": i["section_id"],

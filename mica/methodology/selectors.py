@@ -205,7 +205,7 @@ def pack_content(edition):
                         "title": field_pair(s, "title"),
                         "eyebrow": _optional(s, "eyebrow"),
                         "lead": _optional(s, "lead"),
-                        "numbered": s.numbered,
+                        "numbered": field_pair(s, "numbered", bool),
                         "items": [
                             _drop_none(
                                 {

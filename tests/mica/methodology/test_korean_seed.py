@@ -198,3 +198,42 @@ def test_nothing_false_about_where_the_korean_pack_comes_from(canonical_content)
         " 이 페이지와 같은 정본 데이터에서 생성됩니다." in pack
     )
     assert pack.rstrip().endswith("- [이 모든 것을 누가 정하는가 →](/about/governance)")
+
+
+NUMBERED_ITEM = re.compile(r"^  (\d+)\. (\S.*)$")
+
+
+def seed_numbered_lists():
+    """{first term: [(number, term)]} for each numbered list of seed 001 ("  1. 언어와
+    격식", "  2. 신원과 형식", …), in the seed's order."""
+    lists, current = {}, None
+    for line in SEED_KO.read_text(encoding="utf-8").splitlines():
+        match = NUMBERED_ITEM.match(line)
+        if match and match.group(1) == "1":
+            current = lists.setdefault(match.group(2), [])
+        if match:
+            current.append((int(match.group(1)), match.group(2)))
+    return lists
+
+
+def test_seed_001s_numbered_lists_keep_their_numbers_on_the_korean_page(client, canonical_content):
+    """Issue 34: "seed 001's numbered lists keep their numbers". The Korean page numbers
+    the items of 5.1, 6.1 and 8.4 as seed 001 does; the English page lists the same
+    items by their terms, as seed 000 does ("- **Language and register.** ...")."""
+    lists = seed_numbered_lists()
+    assert len(lists) == 3
+    korean = client.get("/ko/methodology/").text
+    english = client.get("/methodology/").text
+    for section_id, first_term in (
+        ("locality-policy", "언어와 격식"),
+        ("platform-policy", "대표 후보군"),
+        ("value-policy", "동등한 제안"),
+    ):
+        items = lists[first_term]
+        assert [number for number, _term in items] == list(range(1, len(items) + 1))
+        section = korean[korean.index(f'id="{section_id}"') :]
+        numbered = section[section.index("<ol") : section.index("</ol>")]
+        terms = re.findall(r"<li [^>]*><strong>([^<]*?)\.?</strong>", numbered)
+        assert terms == [term for _number, term in items]
+        in_english = english[english.index(f'id="{section_id}"') :]
+        assert in_english.index('<ul class="claims">') < in_english.index("</section>")
