@@ -53,6 +53,7 @@ TARGETS = {
             "tests/governance/test_gate.py",
             "tests/governance/test_gate_rules.py",
             "tests/governance/test_named_mutants.py",
+            "tests/governance/test_mutation_killers_aggregates.py",
         ],
     ),
     "gate_inputs": (
