@@ -12,6 +12,7 @@ from governance.sensitivity import (
 )
 from mica import scoring
 from mica.vocabulary import BLOCKER_SENTENCES
+from submissions.models import DataStatus, Verification
 
 NOT_MEASURED = _("Not measured.")
 NO_SUCCESSFUL_TASK = _("No successful task.")
@@ -23,6 +24,37 @@ PERCENTILE_METHODS = {
         "R-7 (linear interpolation between order statistics)"
     ),
 }
+
+
+def standing(cell):
+    """The cell's verification and data status in words: the same values the API and
+    mica-gate.json give as codes (`verification`, `data_status`)."""
+    return {
+        "verification": Verification(cell.verification).label,
+        "data_status": DataStatus(cell.data_status).label,
+    }
+
+
+def _standing_rows(cell):
+    words = standing(cell)
+    return [
+        (
+            _("Verification"),
+            words["verification"],
+            _(
+                "The weakest verification among the cell's counted attempts; only "
+                "independent reruns are on the publication track."
+            ),
+        ),
+        (
+            _("Data status"),
+            words["data_status"],
+            _(
+                "The weakest data status among the cell's attempts; demo and preview data "
+                "are never published."
+            ),
+        ),
+    ]
 
 
 def blocker_view(code):
@@ -43,6 +75,7 @@ def figure_rows(cell):
             "high": f"{cell.accuracy_high:.3f}",
         }
     return [
+        *_standing_rows(cell),
         (
             _("Eligible runs"),
             str(cell.eligible_runs),
@@ -340,6 +373,7 @@ def cell_view(cell):
         "cell": cell,
         "cell_id": cell.cell_id,
         "blockers": [blocker_view(code) for code in cell.reasons],
+        "standing": standing(cell),
         "rows": figure_rows(cell),
         "tasks": task_rows(cell),
         "commerce": commerce_rows(cell),
