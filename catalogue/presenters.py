@@ -17,7 +17,6 @@ from catalogue.models import (
 )
 from catalogue.selectors import (
     catalogue_balance_counts,
-    task_catalogue_headings,
     task_clauses_fetch,
     task_markets_applying,
     task_row_sources,
@@ -103,12 +102,13 @@ def task_rows(definitions):
     A row is kept under a digest of every stored value it is made of, so an edit to one
     task changes that row's key alone, whatever wrote it; being made of what it shows,
     such a key is right for any reader, even a transaction with changes of its own. The
-    digests are read once for each revision of the tables they read; only the rows not
-    kept read their contracts as records and render.
+    digests of these rows alone are read, as plain values (a page of the catalogue
+    reads no other task's rows); only the rows not kept read their contracts as records
+    and render.
     """
     if not fragments_on():
         return _rendered_rows(definitions)
-    digests = computed("catalogue-row-digests", _row_digests)
+    digests = _row_digests(definitions)
     keys = {
         d.pk: fragment_key("catalogue-task-row", {}, (), d.pk, digests[d.pk])
         # A task made public since the digests were read renders afresh and is not kept.
@@ -122,8 +122,8 @@ def task_rows(definitions):
     return [rendered[d] if d in rendered else kept[keys[d.pk]] for d in definitions]
 
 
-def _row_digests():
-    sources = task_row_sources(list(task_catalogue_headings()))
+def _row_digests(definitions):
+    sources = task_row_sources(definitions)
     return {pk: hashlib.sha256(repr(source).encode()).hexdigest() for pk, source in sources.items()}
 
 

@@ -196,6 +196,23 @@ def catalogue_balance_counts():
     return {(complexity, surface, end): n for complexity, surface, end, n in cells}
 
 
+def task_family_counts(tasks):
+    """{family id: how many of `tasks`} in one query whatever their number."""
+    rows = (
+        tasks.prefetch_related(None)
+        .order_by()
+        .values("family_id")
+        .annotate(count=Count("pk", distinct=True))
+    )
+    return {row["family_id"]: row["count"] for row in rows}
+
+
+def task_catalogue_order():
+    """[(slug, family id)] of the public catalogue in its order, as plain values in one
+    query: which tasks each page of `/tasks/` lists, read without reading the tasks."""
+    return list(task_catalogue_list().prefetch_related(None).values_list("slug", "family_id"))
+
+
 def task_catalogue_headings():
     """The public catalogue with each task's family and current version but not its
     contract, for a page that reads contracts only for the rows it has not kept."""

@@ -1,6 +1,9 @@
+from math import ceil
+
 from django.urls import reverse
 
 from catalogue.selectors import task_catalogue_list
+from catalogue.views import PAGE_PARAMETER, catalogue_page_size
 from mica.sitemaps import BilingualSitemap
 
 
@@ -14,3 +17,18 @@ class TaskSitemap(BilingualSitemap):
 
     def location(self, slug):
         return reverse("catalogue:task-detail", args=[slug])
+
+
+class TaskListPageSitemap(BilingualSitemap):
+    """The catalogue's later pages (`/tasks/?page=2` on): the first is `/tasks/` itself,
+    among the routed pages. The bake bakes every location of the sitemap, so each page
+    of the listing is baked."""
+
+    priority = 0.5
+
+    def items(self):
+        pages = ceil(task_catalogue_list().count() / catalogue_page_size())
+        return list(range(2, pages + 1))
+
+    def location(self, number):
+        return f"{reverse('catalogue:task-list')}?{PAGE_PARAMETER}={number}"

@@ -235,6 +235,10 @@ else:
         "intake": INTAKE_CACHE,
     }
 
+# Tasks a page of the catalogue (/tasks/) lists; the rest on pages of their own (?page=N),
+# so a page, and the bake after one task's edit, stay the same size as the catalogue grows.
+CATALOGUE_PAGE_SIZE = int(os.environ.get("MICA_CATALOGUE_PAGE_SIZE", "100"))
+
 # Public pages are cached whole under the content revision (mica.content.page_cache),
 # so a content change is seen at once; the lifetime only bounds what else a page
 # shows (today's date, say) and how long entries of old revisions linger. 0: off.

@@ -89,12 +89,15 @@ def row_changes_prune(number):
     RowChange.objects.filter(number__lte=number).delete()
 
 
-def rows_moved_elsewhere(scope, key, tables, moved_rows):
-    """Of `tables` (moved since a build), those that did not move for `key`: scoped tables
-    whose commits all named their rows, none of them `key`'s."""
+def rows_moved_elsewhere(scope, keys, tables, moved_rows):
+    """Of `tables` (moved since a build), those that did not move for any of `keys`: scoped
+    tables whose commits all named their rows, none of them one of `keys`."""
     scoped = scoped_tables(scope)
+    keys = frozenset(keys)
     return {
         table
         for table in tables
-        if table in scoped and moved_rows.get(table) is not None and key not in moved_rows[table]
+        if table in scoped
+        and moved_rows.get(table) is not None
+        and moved_rows[table].isdisjoint(keys)
     }

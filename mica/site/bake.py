@@ -29,6 +29,7 @@ import json
 import logging
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import sys
@@ -40,12 +41,13 @@ from pathlib import Path
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.db import DatabaseError, connections
+from django.http import QueryDict
 from django.urls import resolve
 from django.utils import timezone, translation
 from django.utils.http import http_date
 from django.utils.translation import gettext_lazy as _
 
-from catalogue.views import task_details_prepare
+from catalogue.views import task_details_prepare, task_list_window
 from mica.content.builds import (
     build_follow,
     build_made_with,
@@ -85,6 +87,15 @@ SERVER_HEADERS = {"date", "server", "connection", "content-length"}
 # for other keys leaves the page as it was.
 ROW_SCOPED_VIEWS = {"catalogue:task-detail": ("task", "slug")}
 
+# Views whose pages each show the scoped rows of many keys, a window onto a long list
+# (a page of the catalogue): view name -> (scope, window(query, memo)). window() gives,
+# as plain values read in a query or two (memo: what it read, kept for the bake's other
+# pages), the keys the page lists and everything else the page shows of the scope's
+# tables (how many there are, counts); or None for a page it does not describe. A
+# commit that wrote those tables only for other keys, and changed neither, leaves the
+# page as it was.
+WINDOW_VIEWS = {"catalogue:task-list": ("task", task_list_window)}
+
 # Views whose pages the bake reads by the hundred: view name -> (the URL's argument that
 # names the page, what makes that many pages' parts in one read).
 PREPARED_VIEWS = {"catalogue:task-detail": ("slug", task_details_prepare)}
@@ -114,10 +125,22 @@ def sitemap_paths():
     return list(dict.fromkeys(paths))
 
 
+# The query a baked location may carry (a page of a listing, `?page=2`): one name and one
+# value, which also name its file.
+BAKED_QUERY = re.compile(r"[a-z_]+=[0-9a-z-]+")
+
+
 def page_file(path):
-    """Where a page's bytes live in a build: its path, as a static site lays it out."""
-    relative = path.strip("/")
-    return f"{relative}/index.html" if relative else "index.html"
+    """Where a page's bytes live in a build: its path, as a static site lays it out; a
+    location with a query beside its path's own page (`tasks/index.page=2.html`)."""
+    location, _sep, query = path.partition("?")
+    relative = location.strip("/")
+    folder = f"{relative}/" if relative else ""
+    if not query:
+        return f"{folder}index.html"
+    if not BAKED_QUERY.fullmatch(query):
+        raise ValueError(f"{path}: a baked location's query is one name=value")
+    return f"{folder}index.{query}.html"
 
 
 class _Renderer:
@@ -133,11 +156,12 @@ class _Renderer:
         self.port = port or ("443" if scheme == "https" else "80")
 
     def environ(self, path):
+        location, _sep, query = path.partition("?")
         environ = {
             "REQUEST_METHOD": "GET",
-            "PATH_INFO": path,
+            "PATH_INFO": location,
             "SCRIPT_NAME": "",
-            "QUERY_STRING": "",
+            "QUERY_STRING": query,
             "SERVER_NAME": self.server_name,
             "SERVER_PORT": self.port,
             "SERVER_PROTOCOL": "HTTP/1.1",
@@ -175,7 +199,7 @@ def _language(path):
 @cache  # emptied after each bake
 def _resolved(path):
     with translation.override(_language(path)):
-        return resolve(path)
+        return resolve(path.partition("?")[0])
 
 
 def _page_type(path):
@@ -267,6 +291,9 @@ def _page_write(directory, path, response, tables):
 
 def _outcome(renderer, directory, path, patterns):
     """(what became of the page, path, its status or manifest entry)."""
+    # Read before the page renders: what changes meanwhile differs from it next time,
+    # and the page is rendered again then.
+    window = _window(path)
     response, record, request = renderer.render(path)
     if response.status_code != 200:
         return ("failed", path, response.status_code)
@@ -277,7 +304,10 @@ def _outcome(renderer, directory, path, patterns):
     if not _renders_the_same(renderer, path, response):
         return ("unsteady", path, None)
     entry = _page_write(directory, path, response, record.tables)
-    return ("baked", path, {**entry, "scope": _row_scope(path)})
+    entry = {**entry, "scope": _row_scope(path)}
+    if window is not None:
+        entry["window"] = window
+    return ("baked", path, entry)
 
 
 def _prepared(paths):
@@ -454,11 +484,37 @@ def _row_scope(path):
 
 def _page_moved(path, entry, tables, moved_rows):
     """Whether the page must be rendered again, `tables` of its own having moved."""
+    if tables and entry.get("window"):
+        name, keys, digest = entry["window"]
+        if _window(path) != [name, keys, digest]:
+            return True
+        return bool(tables - rows_moved_elsewhere(name, keys, tables, moved_rows))
     scope = (entry["scope"] if "scope" in entry else _row_scope(path)) if tables else None
     if scope:
         name, key = scope
-        tables = tables - rows_moved_elsewhere(name, key, tables, moved_rows)
+        tables = tables - rows_moved_elsewhere(name, [key], tables, moved_rows)
     return bool(tables)
+
+
+# What the window() of WINDOW_VIEWS read during this bake (emptied after it): the bake's
+# pages of one listing share one read of it.
+_window_reads = {}
+
+
+def _window(path):
+    """[scope, keys, digest of all it shows of the scope's tables] of a page of a
+    WINDOW_VIEWS view, or None."""
+    view_name = _page_type(path)[0]
+    if view_name not in WINDOW_VIEWS:
+        return None
+    name, window = WINDOW_VIEWS[view_name]
+    query = QueryDict(path.partition("?")[2])
+    shown = window(query, _window_reads.setdefault(view_name, {}))
+    if shown is None:
+        return None
+    keys, rest = shown
+    digest = hashlib.sha256(json.dumps([keys, rest], sort_keys=True).encode()).hexdigest()
+    return [name, list(keys), digest]
 
 
 def _reuse(build, directory, entry):
@@ -601,6 +657,7 @@ def pages_bake(
         raise
     finally:
         _resolved.cache_clear()
+        _window_reads.clear()
     builds_prune(root, marker=MANIFEST, keep=KEEP_BUILDS)
     progress(100, _("Published") if publish else _("Checked; not published"))
     return manifest

@@ -1,11 +1,13 @@
 """Baked pages answered in front of Django: a WSGI layer around the project's application.
 
-An anonymous GET or HEAD of a baked page (mica.site.bake), with no query string, is
-answered from its file before Django's URL resolution, sessions and templates run,
-with the headers, ETag, Last-Modified, Vary and 304s the live page cache gives.
-Everything else goes to Django: signed-in readers and anyone carrying messages, forms,
-query strings, the admin, the API, pages the bake left live, and any page one of whose
-tables has moved since the bake read it, until the next bake is published.
+An anonymous GET or HEAD of a baked page (mica.site.bake), at its location exactly (a
+query string only where the location has it: a later page of the catalogue,
+`/tasks/?page=2`), is answered from its file before Django's URL resolution, sessions
+and templates run, with the headers, ETag, Last-Modified, Vary and 304s the live page
+cache gives. Everything else goes to Django: signed-in readers and anyone carrying
+messages, forms, any other query string, the admin, the API, pages the bake left live,
+and any page one of whose tables has moved since the bake read it, until the next bake
+is published.
 
 Per request this costs one read of one row in the database (the content's global
 revision, which every commit on any node moves) and a readlink() of this node's copy of
@@ -173,7 +175,9 @@ class BakedPages:
             return None
         if time.time() >= published.valid_until:  # made on an earlier day
             return None
-        return published.fresh(environ.get("PATH_INFO", ""))
+        query = environ.get("QUERY_STRING", "")
+        path = environ.get("PATH_INFO", "")
+        return published.fresh(f"{path}?{query}" if query else path)
 
     def _published_now(self):
         self._follower.poke()
@@ -214,10 +218,9 @@ def _link_target():
 
 
 def _eligible(environ):
-    """An anonymous GET or HEAD without a query string, that Django would answer as is."""
+    """An anonymous GET or HEAD that Django would answer as is."""
     return (
         environ.get("REQUEST_METHOD") in ("GET", "HEAD")
-        and not environ.get("QUERY_STRING")
         and not environ.get("SCRIPT_NAME")
         and not any(environ.get(condition) for condition in DJANGO_CONDITIONS)
         and _anonymous(environ.get("HTTP_COOKIE", ""))

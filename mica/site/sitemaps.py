@@ -1,6 +1,6 @@
 from django.urls import reverse
 
-from catalogue.sitemaps import TaskSitemap
+from catalogue.sitemaps import TaskListPageSitemap, TaskSitemap
 from markets.sitemaps import MarketSitemap
 from mica.site.navigation import routed_pages
 from mica.sitemaps import BilingualSitemap
@@ -26,4 +26,5 @@ SITEMAPS = {
     "guides": GuideSitemap,
     "markets": MarketSitemap,
     "tasks": TaskSitemap,
+    "task-list-pages": TaskListPageSitemap,
 }

@@ -1,0 +1,115 @@
+"""The catalogue's pages in the bake (issue 31, item 1): "the bake after a commit
+re-renders only the pages that read a changed row, plus the listings and figures that
+depend on them, and copies the rest from the previous build", and "the incremental result
+is byte-identical to a full one". A page of `/tasks/` reads the rows of the tasks it
+lists and, of the others, only how many there are and the balance's counts: an edit of
+one task renders again the page that lists it, not the whole catalogue."""
+
+import pytest
+
+from catalogue.models import TaskDefinition, TaskSurface
+from catalogue.selectors import task_catalogue_list
+from catalogue.services import task_retire
+from mica.site.bake import bake_current, page_file, pages_bake
+from tests.factories import LeadFactory
+from tests.mica.site import test_baked_pages as baked
+from tests.mica.site.test_baked_pages import _outcome, get, manifest
+
+# The fixtures of the baked pages' tests, shared.
+baking, django_app, site = baked.baking, baked.django_app, baked.site
+
+pytestmark = pytest.mark.django_db
+
+SIZE = 30
+LISTING = [
+    f"{prefix}/tasks/{query}"
+    for prefix in ("", "/ko")
+    for query in ("", "?page=2", "?page=3", "?page=4")
+]
+
+
+@pytest.fixture
+def paged(settings, baking):
+    settings.CATALOGUE_PAGE_SIZE = SIZE
+    return list(task_catalogue_list().values_list("slug", flat=True))
+
+
+def version_change(slug, **values):
+    def change():
+        version = TaskDefinition.objects.get(slug=slug).current_version
+        for name, value in values.items():
+            setattr(version, name, value)
+        version.save()
+
+    return change
+
+
+def changed_pages(before, after):
+    return {
+        path for path, page in after["pages"].items() if page["sha256"] != before[path]["sha256"]
+    }
+
+
+def test_a_later_page_of_the_catalogue_is_baked_and_answered_from_its_file(paged, site, django_app):
+    made = pages_bake(paths=LISTING)
+    assert sorted(made["pages"]) == sorted(LISTING)
+    assert made["pages"]["/tasks/?page=3"]["file"] == "tasks/index.page=3.html"
+    answer = get(site, "/ko/tasks/?page=3")
+    assert answer.status == 200 and paged[60] in answer.body.decode()
+    assert django_app.paths == []
+    # Any other query is the reader's own: Django answers it.
+    for query in ("page=3&family=email-calendar", "page=03", "page=5"):
+        assert get(site, f"/tasks/?{query}").status == 200
+    assert django_app.paths == ["/tasks/"] * 3
+
+
+def test_a_task_edit_renders_the_page_that_lists_it_and_no_other_page_of_the_catalogue(
+    paged, baking, site, django_app
+):
+    pages_bake(paths=LISTING)
+    before = manifest()["pages"]
+    edited = paged[70]  # on the third page
+    title = "A title the third page alone shows"
+    baking(version_change(edited, title_en=title, title_ko=f"{title} (한국어)"))
+    after = pages_bake(paths=LISTING)
+    assert after["rendered"] == 2
+    assert changed_pages(before, after) == {"/tasks/?page=3", "/ko/tasks/?page=3"}
+    assert "A title the third page alone shows" in get(site, "/tasks/?page=3").body.decode()
+    assert django_app.paths == []
+    full = _outcome(lambda: pages_bake(paths=LISTING, full=True, publish=False))
+    assert full == _outcome(manifest)
+
+
+def test_an_edit_that_changes_a_count_renders_every_page_that_shows_it(paged, baking):
+    """The balance on each page counts tasks by surface: a task's new surface moves a
+    figure every page shows."""
+    pages_bake(paths=LISTING)
+    edited = paged[70]
+    surface = TaskDefinition.objects.get(slug=edited).current_version.surface
+    other = next(code for code, _label in TaskSurface.choices if code != surface)
+    baking(version_change(edited, surface=other))
+    incremental = _outcome(lambda: pages_bake(paths=LISTING))
+    assert manifest()["rendered"] == len(LISTING)
+    assert incremental == _outcome(lambda: pages_bake(paths=LISTING, full=True, publish=False))
+
+
+def test_a_task_leaving_the_catalogue_moves_the_pages_after_it_as_a_full_bake_would(paged, baking):
+    pages_bake(paths=LISTING)
+    before = manifest()["pages"]
+    lead = LeadFactory()
+    retired = TaskDefinition.objects.get(slug=paged[5])
+    baking(lambda: task_retire(definition_id=retired.pk, actor=lead, reason="A duplicate."))
+    incremental = _outcome(lambda: pages_bake(paths=LISTING))
+    after = manifest()
+    assert changed_pages(before, after) == set(LISTING)
+    assert incremental == _outcome(lambda: pages_bake(paths=LISTING, full=True, publish=False))
+    assert f"task-{paged[5]}" not in (bake_current() / page_file("/tasks/")).read_text()
+    assert f"task-{paged[30]}" in (bake_current() / page_file("/tasks/")).read_text()
+
+
+def test_a_location_with_any_other_query_has_no_file_of_its_own():
+    assert page_file("/ko/tasks/?page=12") == "ko/tasks/index.page=12.html"
+    assert page_file("/") == "index.html"
+    for path in ("/tasks/?page=2&x=1", "/tasks/?page=../../x", "/tasks/?page=2/"):
+        with pytest.raises(ValueError):
+            page_file(path)
