@@ -333,47 +333,11 @@ def registered_platform(market="KR", task="ec-reschedule-three-party", rank=1):
 
 
 def platform_sets_of_the_examples():
-    """The platform sets the API's refusal examples tell of (submissions/api/examples.py),
-    beside KR's shipped e-mail and calendar set (pre-registered 2026-11-30): a set
-    superseded on 2026-11-30 that named "Hanmail Classic", and a draft replacement that
-    names "Naver Calendar Beta"."""
-    import datetime as dt
+    """The platform sets the API's refusal examples tell of, as the console's sandbox
+    stages them (submissions.api.sandbox)."""
+    from submissions.api.sandbox import platform_sets_of_the_examples as staged
 
-    from markets.models import PlatformRegistration
-
-    in_force = PlatformRegistration.objects.get(
-        market_edition__market__code="KR", task_family="email-calendar", status="registered"
-    )
-    older = _set_beside(in_force, "Hanmail Classic", status="superseded")
-    PlatformRegistration.objects.filter(pk=older.pk).update(
-        registered_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
-    )
-    draft = _set_beside(
-        in_force,
-        "Naver Calendar Beta",
-        supersedes=in_force,
-        supersede_reason_en="The calendar moves to its own app.",
-        supersede_reason_ko="캘린더가 별도 앱으로 옮겨 갑니다.",
-    )
-    return older, draft
-
-
-def _set_beside(registration, name, **fields):
-    """A set of the same market edition and family whose primary is `name`."""
-    from markets.models import PlatformRegistration
-
-    other = PlatformRegistration.objects.create(
-        market_edition=registration.market_edition,
-        task_family=registration.task_family,
-        registered_at=registration.registered_at,
-        **fields,
-    )
-    platform = registration.platforms.get(rank=1)
-    platform.pk = platform.id = None
-    platform.registration = other
-    platform.name_en = platform.name_ko = platform.native_name = name
-    platform.save()
-    return other
+    return staged()
 
 
 def independent_rerun(n, market="KR", **changes):

@@ -144,6 +144,13 @@ INVOCATIONS = ATTEMPT["invocations"]
 REFUSED_ID = "harbor-kr-0003"
 
 
+# The story's attempt recorded before the valid batch: `attempt-id-reused` sends its id
+# with other content.
+EARLIER_ATTEMPT = attempt(attempt_id="harbor-kr-0000", redacted_trace_id="trace-harbor-kr-0000")
+# Another operator's snapshot, which `not-own-snapshot` names.
+ANOTHER_SNAPSHOT = {"system": "another-operators-agent", "version": "1.0"}
+
+
 def refused(**changes):
     return attempt(attempt_id=REFUSED_ID, redacted_trace_id=f"trace-{REFUSED_ID}", **changes)
 
@@ -165,8 +172,8 @@ HANDOFF = {
 
 # For each rule: the batch that breaks it, and what the refusal says besides the rule's
 # own sentence (the detail when it is another, and field errors). The rules are listed in
-# submissions.ingest.ATTEMPT_RULES; `attempt-id-reused` sends the valid batch's first id
-# with other content, so it is refused once the valid batch is recorded.
+# submissions.ingest.ATTEMPT_RULES; `attempt-id-reused` sends the story's earlier attempt
+# again with other content (submissions.api.sandbox stages the story).
 REFUSED_BATCHES = {
     "schema": (
         [refused(wall_clock_seconds="300")],
@@ -201,11 +208,11 @@ REFUSED_BATCHES = {
         {},
     ),
     "not-own-snapshot": (
-        [refused(snapshot={"system": "another-operators-agent", "version": "1.0"})],
+        [refused(snapshot=ANOTHER_SNAPSHOT)],
         None,
         {},
     ),
-    "attempt-id-reused": ([attempt(wall_clock_seconds=301.0)], None, {}),
+    "attempt-id-reused": ([{**EARLIER_ATTEMPT, "wall_clock_seconds": 301.0}], None, {}),
     "date-before-2000": ([refused(platform_snapshot_date="1999-12-31")], None, {}),
     "date-in-future": ([refused(platform_snapshot_date="2999-01-01")], None, {}),
     "invocation-order": (

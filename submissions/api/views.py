@@ -18,6 +18,7 @@ from mica.api import NOT_AUTHENTICATED, NOT_JSON, TOO_LARGE_BODY, refusal
 from mica.api_auth import ApiTokenAuthentication
 from mica.parsers import BoundedJSONLinesParser, BoundedJSONParser, in_request_language
 from submissions.api.examples import attempt_examples
+from submissions.api.sandbox import examples_story
 from submissions.ingest import (
     ATTEMPT_RULES,
     AttemptSerializer,
@@ -71,6 +72,14 @@ class AttemptsRecordedSerializer(serializers.Serializer):
             "Present and true on a dry run: the answer a real call would get, with nothing stored."
         ),
     )
+    sandbox = serializers.BooleanField(
+        required=False,
+        help_text=_("Present and true when the call ran in the examples' sandbox."),
+    )
+
+
+def _flag(request, name):
+    return request.query_params.get(name) in ("1", "true")
 
 
 # The console of the API reference sends its examples with it: checked and answered as a
@@ -82,6 +91,17 @@ DRY_RUN = OpenApiParameter(
     description=_(
         "With dry_run=1 the batch is checked and answered exactly as it would be, and "
         "nothing is stored (no attempt, no cell recomputed)."
+    ),
+)
+SANDBOX = OpenApiParameter(
+    "sandbox",
+    bool,
+    OpenApiParameter.QUERY,
+    description=_(
+        "With sandbox=1, a dry run in the world the examples tell of: Harbor Agent 2026.11 "
+        "as your snapshot, its earlier attempt harbor-kr-0000, another operator's agent "
+        "and the platform sets the examples name are set up for the call and removed "
+        "with everything it wrote, so each example gets its documented answer."
     ),
 )
 
@@ -169,15 +189,23 @@ class AttemptIngest(APIView):
             415: NOT_JSON,
         },
         examples=attempt_examples(),
-        parameters=[DRY_RUN],
+        parameters=[DRY_RUN, SANDBOX],
     )
     def post(self, request):
-        if request.query_params.get("dry_run") in ("1", "true"):
+        sandbox = _flag(request, "sandbox")
+        if sandbox or _flag(request, "dry_run"):
             with transaction.atomic():
+                if sandbox:
+                    examples_story(request.user)
                 response = self._record(request)
-                # Everything the batch wrote goes, and the steps after a commit never run.
+                # Everything the batch (and the story) wrote goes, and the steps after a
+                # commit never run.
                 transaction.set_rollback(True)
-            response.data["dry_run"] = True
+            if response.status_code < 300:
+                # A refusal reads as a real call's: it stored nothing either way.
+                response.data["dry_run"] = True
+                if sandbox:
+                    response.data["sandbox"] = True
             return response
         return self._record(request)
 

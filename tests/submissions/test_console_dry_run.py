@@ -51,7 +51,7 @@ def test_a_dry_run_answers_as_a_real_call_and_stores_nothing(
 
 
 @pytest.mark.parametrize("prefix", ["", "/ko"])
-def test_the_console_sends_dry_runs_and_says_so(client, canonical_content, prefix):
+def test_the_console_sends_dry_runs_in_the_sandbox_and_says_so(client, canonical_content, prefix):
     page = client.get(f"{prefix}/api/docs/").text
-    assert f'data-endpoint="{ATTEMPTS}?dry_run=1"' in page
-    assert "dry_run=1" in page.split('id="try-heading"')[1].split("</form>")[0]
+    assert f'data-endpoint="{ATTEMPTS}?sandbox=1"' in page
+    assert "sandbox=1" in page.split('id="try-heading"')[1].split("</form>")[0]

@@ -15,21 +15,22 @@ import urllib.request
 import pytest
 import yaml
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core import mail
 
+from submissions.api.sandbox import examples_story
 from submissions.api.views import attempt_batch_max as maximum
 from submissions.models import Attempt, System, SystemSubmission
 from submissions.system_submissions import system_submission_decide
 from tests.factories import (
-    SnapshotFactory,
     StaffFactory,
-    SystemFactory,
     UserFactory,
     api_token,
-    platform_sets_of_the_examples,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+User = get_user_model()
 
 SUBMISSIONS = "/api/v1/system-submissions/"
 ATTEMPTS = "/api/v1/attempts/"
@@ -158,18 +159,16 @@ def test_an_operator_records_a_batch_and_reads_every_error_from_the_schema(api):
     schema = read_schema(api, "en")
     key, submission_requests, submission_answers = register_the_example_system(api, schema)
     auth = token_header(schema, key)
-    # Another operator's snapshot, which the documented refusal `not-own-snapshot` names.
-    SnapshotFactory(
-        system=SystemFactory(slug="another-operators-agent", operator_account=UserFactory()),
-        version="1.0",
-    )
-    # The superseded and the draft platform sets the platform refusals name.
-    platform_sets_of_the_examples()
+    # The rest of the examples' story, as the console's sandbox stages it: another
+    # operator's snapshot (`not-own-snapshot`), the superseded and the draft platform sets
+    # the platform refusals name, and the operator's earlier attempt (`attempt-id-reused`).
+    examples_story(User.objects.get(username="harbor-ops"))
+    earlier = Attempt.objects.count()
 
     requests, answers = documented(schema, ATTEMPTS)
     status, recorded = api.json(ATTEMPTS, method="POST", body=requests["Valid-batch"], headers=auth)
     assert (status, recorded) == (201, answers["201"]["Valid-batch"])
-    assert Attempt.objects.filter(snapshot__system__slug="harbor-agent").count() == 2
+    assert Attempt.objects.filter(snapshot__system__slug="harbor-agent").count() == earlier + 2
 
     read = {"en": read_every_error(api, ATTEMPTS, requests, answers, auth)}
     # The same schema in Korean documents the same answers, in Korean.
@@ -180,7 +179,7 @@ def test_an_operator_records_a_batch_and_reads_every_error_from_the_schema(api):
     read["ko"] = read_every_error(api, ATTEMPTS, ko_requests, ko_answers, ko_auth)
     # rules; 401s; 413s (the body, the batch); 415
     assert read["en"] == read["ko"] == len(requests) - 1 + 2 + 2 + 1
-    assert Attempt.objects.count() == 2  # no refusal stored anything
+    assert Attempt.objects.count() == earlier + 2  # no refusal stored anything
 
     # Sending the batch again records nothing new: the documented 200.
     status, again = api.json(ATTEMPTS, method="POST", body=requests["Valid-batch"], headers=auth)
@@ -207,6 +206,35 @@ def test_an_operator_records_a_batch_and_reads_every_error_from_the_schema(api):
         if status == 429:
             break
     assert answer == challenge_answers["429"]["Throttled"]
+
+
+def test_on_a_fresh_install_every_documented_example_answers_as_documented_in_the_sandbox(
+    api,
+):
+    """Issue 34: the console "runs against a sandbox ... and every documented error example
+    gives the documented answer on a fresh install". A new operator with a token and no
+    snapshot sends each of the schema's examples as the console does (sandbox=1), in
+    English and Korean; afterwards nothing of the story or of the batches is stored."""
+    from markets.models import PlatformRegistration
+
+    key = api_token(UserFactory(username="new-operator"))
+    registrations = PlatformRegistration.objects.count()
+    sandboxed = f"{ATTEMPTS}?sandbox=1"
+    read = {}
+    for language in ("en", "ko"):
+        schema = read_schema(api, language)
+        requests, answers = documented(schema, ATTEMPTS)
+        auth = {**token_header(schema, key), "Accept-Language": language}
+        status, recorded = api.json(
+            sandboxed, method="POST", body=requests["Valid-batch"], headers=auth
+        )
+        assert status == 201
+        assert recorded == {**answers["201"]["Valid-batch"], "dry_run": True, "sandbox": True}
+        read[language] = read_every_error(api, sandboxed, requests, answers, auth)
+    assert read["en"] == read["ko"] == len(requests) - 1 + 2 + 2 + 1
+    assert not Attempt.objects.exists()
+    assert not System.objects.filter(slug__in=["harbor-agent", "another-operators-agent"])
+    assert PlatformRegistration.objects.count() == registrations
 
 
 def test_a_batch_from_a_json_lines_file_is_recorded_as_the_same_batch(api):
