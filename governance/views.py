@@ -34,6 +34,7 @@ from mica import scoring
 from mica.clients import client_address
 from mica.errors import DomainError
 from submissions.models import (
+    COUNTED,
     FALLBACK_JUSTIFIED,
     Attempt,
     Challenge,
@@ -244,7 +245,9 @@ def evidence_detail(request, cell_id):
         .annotate(
             fallback_unjustified=Case(
                 When(~FALLBACK_JUSTIFIED, then=True), default=False, output_field=BooleanField()
-            )
+            ),
+            # What the API's receipt says as `scored`, by the same condition.
+            scored=Case(When(COUNTED, then=True), default=False, output_field=BooleanField()),
         )
         .select_related("task_version__definition", "invalidation__reversal")
         .prefetch_related("invocations", "evidence", "situations")

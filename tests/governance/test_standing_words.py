@@ -85,3 +85,34 @@ def test_a_cell_reads_as_its_weakest_verification_on_its_page(
         with translation.override(language):
             heading = translation.gettext("Verification")
         assert figure(page, heading) == words(verification, Verification, language)
+
+
+def test_each_attempt_is_scored_on_the_page_as_the_api_receipt_says(client, operator):
+    """Seed: "Ineligible runs are excluded with their reasons, never scored as zero." The
+    receipt's `scored` and the cell page's word for each attempt agree."""
+    publishable_world()
+    ineligible = attempt_payload(
+        attempt_id="acme-kr-002",
+        eligible=False,
+        ineligible_reason="The fixture was unreachable.",
+    )
+    response = client.post(
+        "/api/v1/attempts/",
+        json.dumps([attempt_payload(), ineligible]),
+        content_type="application/json",
+        **api_auth(operator),
+    )
+    assert response.status_code == 201, response.content
+    receipt = {a["attempt_id"]: a["scored"] for a in response.json()["attempts"]}
+    assert receipt == {"acme-kr-001": True, "acme-kr-002": False}
+    (cell,) = api_cells(client)
+    for prefix, language in (("", "en"), ("/ko", "ko")):
+        page = html.unescape(client.get(f"{prefix}/evidence/{cell['cell']}/").text)
+        with translation.override(language):
+            said = {True: translation.gettext("scored"), False: translation.gettext("not scored")}
+        for attempt_id, scored in receipt.items():
+            line = page[page.index(f"<code>{attempt_id}</code>") :]
+            line = line[: line.index("</li>")]
+            # "not scored" holds "scored": the negative is the one a scored line lacks.
+            assert said[scored] in line
+            assert (said[False] in line) is not scored
