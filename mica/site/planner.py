@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.db import models
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models import Applicability, Lifecycle, MarketApplicability
@@ -207,6 +208,16 @@ class PlannerSource:
     tasks: list
 
 
+@dataclass(frozen=True)
+class PlannerTask:
+    """What the page shows of a task, in the reader's language: its family and title."""
+
+    slug: str
+    family_id: int
+    family_label: str
+    title: str
+
+
 def _plannable_tasks():
     # The public list is the one door holdout tasks never pass; a retired task
     # is out of any new evaluation. Only applicability is needed here, read apart
@@ -214,12 +225,41 @@ def _plannable_tasks():
     return task_public_list().exclude(lifecycle=Lifecycle.RETIRED).prefetch_related(None)
 
 
+def _in_language(english, korean, in_korean):
+    """A translated column as the reader reads it: Korean where there is Korean, English
+    otherwise (the project's fallback)."""
+    return korean if in_korean and korean else english
+
+
+def _planner_tasks():
+    """The plannable tasks as plain values in one query: ten thousand records, their
+    families and versions, cost seconds; their values a tenth of that."""
+    rows = _plannable_tasks().values_list(
+        "slug",
+        "family_id",
+        "family__label_en",
+        "family__label_ko",
+        "current_version_id",
+        "current_version__title_en",
+        "current_version__title_ko",
+    )
+    korean = get_language() == "ko"
+    tasks = []
+    for slug, family, label_en, label_ko, version, title_en, title_ko in rows:
+        label = _in_language(label_en, label_ko, korean)
+        tasks.append(
+            (version, PlannerTask(slug, family, label, _in_language(title_en, title_ko, korean)))
+        )
+    return tasks
+
+
 def planner_source():
     """Three queries whatever the size of the catalogue: markets, tasks, applicability."""
     markets = list(market_list())
     code_of = {market.pk: market.code for market in markets}
-    tasks = list(_plannable_tasks())
-    slug_of = {task.current_version_id: task.slug for task in tasks}
+    versions = _planner_tasks()
+    tasks = [task for _version, task in versions]
+    slug_of = {version: task.slug for version, task in versions}
     entries = MarketApplicability.objects.filter(version__in=slug_of).values_list(
         "version_id", "market_id", "status"
     )

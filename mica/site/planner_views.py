@@ -4,6 +4,7 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_safe
@@ -50,21 +51,36 @@ def _market_options(source, selection):
     return [{"market": m, "checked": m.code in selection.markets} for m in source.markets]
 
 
+# One task's checkbox. A catalogue of ten thousand tasks is ten thousand of them, which a
+# template loop takes seconds to write; each is written here, escaped as the template
+# would escape it.
+TASK_CHECK = (
+    '<li><input type="checkbox" name="task" id="task-{slug}" value="{slug}" '
+    'data-applies="{applies}" data-title="{title}"{checked}>\n'
+    '          <label for="task-{slug}">{title} <code>{slug}</code></label></li>'
+)
+
+
 def _task_groups(source, selection):
-    """Tasks grouped by family, each with the markets it applies to (the script counts with it)."""
+    """Tasks grouped by family, each with the markets it applies to (the script counts
+    with it): each group's label and its checkboxes as HTML."""
     records, groups = source.records, []
+    chosen = set(selection.tasks)
     for task in source.tasks:
-        if not groups or groups[-1]["family"].pk != task.family_id:
-            groups.append({"family": task.family, "tasks": []})
+        if not groups or groups[-1]["family_id"] != task.family_id:
+            groups.append({"family_id": task.family_id, "label": task.family_label, "tasks": []})
         applies = [m for m in records.markets if records.applies(m, task.slug)]
+        slug = escape(task.slug)
         groups[-1]["tasks"].append(
-            {
-                "slug": task.slug,
-                "title": task.current_version.title,
-                "applies": " ".join(applies),
-                "checked": task.slug in selection.tasks,
-            }
+            TASK_CHECK.format(
+                slug=slug,
+                title=escape(task.title),
+                applies=escape(" ".join(applies)),
+                checked=" checked" if task.slug in chosen else "",
+            )
         )
+    for group in groups:
+        group["checks"] = mark_safe("\n        ".join(group.pop("tasks")))  # each escaped above
     return groups
 
 
@@ -81,7 +97,7 @@ def _errors(source, scope):
 
 def _not_applicable_cells(source, scope):
     market_of = {m.code: m for m in source.markets}
-    title_of = {t.slug: t.current_version.title for t in source.tasks}
+    title_of = {t.slug: t.title for t in source.tasks}
     return [
         {"market": market_of[cell.market], "task": cell.task, "title": title_of[cell.task]}
         for cell in scope.cells
