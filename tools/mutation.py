@@ -31,6 +31,7 @@ TARGETS = {
             "tests/governance/test_gate.py",
             "tests/governance/test_platform_parity.py",
             "tests/governance/test_named_mutants.py",
+            "tests/governance/test_contract_completion.py",
         ],
     ),
     "ingestion": (
@@ -39,6 +40,7 @@ TARGETS = {
             "tests/submissions/test_ingest.py",
             "tests/governance/test_commerce_proximity.py",
             "tests/submissions/test_platform_registration.py",
+            "tests/governance/test_contract_completion.py",
         ],
     ),
     # The analysis's tests on ingested records take some 4 minutes a run; its mutants are

@@ -23,8 +23,11 @@ Acme alone also has a shopping cell in Korea, a task no canonical set holds.
 from math import log
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from catalogue.models import TaskFamily
+from governance.aggregates import canonical_tasks, market_codes
 from governance.models import GateCell
 from governance.sensitivity import (
     TOO_FEW,
@@ -36,7 +39,7 @@ from markets.models import Market
 from mica import scoring
 from submissions.models import System, SystemSnapshot
 
-CODES = ["KR", "JP"]
+CODES = ["JP", "KR"]  # gamma's withheld Japanese figure comes before its Korean one
 CALENDAR, SHOPPING = "email-calendar", "shopping"
 CANONICAL = {("KR", CALENDAR): {"ec-a"}, ("JP", CALENDAR): {"ec-a"}}
 MARKETS = {code: Market(code=code) for code in CODES}
@@ -71,7 +74,9 @@ def cell(name, code, family, published, components, eligible=True):
 
 
 def world():
+    """The shopping cell first: the tables are ordered by name, not by arrival."""
     return [
+        cell("acme", "KR", SHOPPING, {"sh-a": 100.0}, {"sh-a": [[1.0, 100.0, 0.01, 120.0, 0.02]]}),
         cell(
             "acme",
             "KR",
@@ -92,7 +97,6 @@ def world():
         cell("acme", "JP", CALENDAR, {"ec-a": 100.0}, {"ec-a": [attempt(240.0, 0.05)] * 2}),
         cell("beta", "JP", CALENDAR, {"ec-a": 50.0}, {"ec-a": [attempt(200.0, 0.1)] * 2}),
         cell("gamma", "JP", CALENDAR, {"ec-a": None}, None),
-        cell("acme", "KR", SHOPPING, {"sh-a": 100.0}, {"sh-a": [[1.0, 100.0, 0.01, 120.0, 0.02]]}),
     ]
 
 
@@ -225,8 +229,9 @@ def test_a_ranking_of_one_says_it_cannot_move_in_both_languages():
 def test_a_blocked_cell_keeps_its_published_values_and_an_unscored_task_stays_none():
     """A blocked cell's figures above it are withheld anyway; a task without a scored
     attempt has no value under any alternative (seed: "Absence is not zero")."""
-    cells = world()
-    delta, acme = cells[3], cells[0]
+    cells = {(c.snapshot.system.slug, c.market.code, c.family.slug): c for c in world()}
+    delta = cells[("delta-agent", "KR", CALENDAR)]
+    acme = cells[("acme-agent", "KR", CALENDAR)]
     assert not delta.eligible and acme.eligible
     cohorts = {("KR", "ec-a"): ([300.0, 240.0], [0.035, 0.035])}
     values = task_values_under(("min-max", "product"), cohorts)
@@ -261,3 +266,20 @@ def test_the_document_names_what_was_varied_in_both_languages():
         t["published_values"] for t in gate_sensitivity(world(), CANONICAL, CODES)
     ]
     assert str(TOO_FEW) in [t["note"]["en"] for t in document["tables"] if t["note"]]
+
+
+@pytest.mark.django_db
+def test_the_analysis_reads_the_canonical_set_and_the_markets_once():
+    """Without them passed in, the analysis reads the canonical set and the markets from
+    the database once, not once per snapshot and alternative (4 snapshots × 25 here)."""
+    with CaptureQueriesContext(connection) as once:
+        canonical_tasks()
+        market_codes()
+    assert len(once) >= 1
+    with CaptureQueriesContext(connection) as analysed:
+        tables = gate_sensitivity(world())
+    assert len(analysed) == len(once)
+    explicit = gate_sensitivity(world(), CANONICAL, CODES)
+    cell_tables = [t for t in tables if t["level"] == "cell"]
+    assert cell_tables
+    assert cell_tables == [t for t in explicit if t["level"] == "cell"]
