@@ -41,6 +41,7 @@ TARGETS = {
             "tests/governance/test_commerce_proximity.py",
             "tests/submissions/test_platform_registration.py",
             "tests/governance/test_contract_completion.py",
+            "tests/submissions/test_mutation_killers_ingest.py",
         ],
     ),
     # The analysis's tests on ingested records take some 4 minutes a run; its mutants are

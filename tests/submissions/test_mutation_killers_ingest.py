@@ -1,0 +1,168 @@
+"""The ingestion (submissions.ingest) at the lines `make mutation MUTATION_TARGETS=ingestion`
+once changed unnoticed: each test here fails under such a change and passes as the code
+stands.
+
+- every field of the record is stored as sent, none left to its column's default;
+- a record sent again is recognised whatever the order of its keys, and its hash is the
+  SHA-256 of its canonical JSON, so a record stored by an earlier release is recognised
+  too;
+- the answer's "scored" names exactly the attempts of the batch the gate counts;
+- the recording grant gives the two recording permissions and nothing else;
+- a local total has at most 14 digits before the point and 4 after, as the schema says.
+"""
+
+import hashlib
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
+
+from mica.site.api_docs import api_schema
+from submissions.ingest import RECORDING_PERMISSIONS, payload_hash, recording_grant
+from submissions.models import Attempt
+from tests.factories import api_auth, attempt_payload
+from tests.factories import independent_rerun as rerun
+from tests.governance.test_commerce_proximity import commerce_attempt
+
+URL = "/api/v1/attempts/"
+
+
+def post(client, user, payloads):
+    return client.post(URL, json.dumps(payloads), content_type="application/json", **api_auth(user))
+
+
+@pytest.mark.django_db
+def test_every_field_of_the_record_is_stored_as_sent(client, operator):
+    """Seed: "The raw outcome, latency and evaluation cost are the record." A failed,
+    ineligible run with a critical safety event and a prohibited state keeps each of them,
+    its verification, its tool cost and the tools it used."""
+    sent = attempt_payload(
+        outcome="recoverable-failure",
+        accuracy=0,
+        eligible=False,
+        ineligible_reason="The persona's account was locked by the platform.",
+        critical_safety_event=True,
+        safety_event_description="Sent the invitation to the wrong party.",
+        prohibited_state_violation=True,
+        tool_cost_usd="0.004000000",
+        observed_cost_usd="0.034000000",
+        tools_used=["browser", "calendar-api"],
+    )
+    response = post(client, operator, [sent])
+    assert response.status_code == 201, response.json()
+    stored = Attempt.objects.get(attempt_id=sent["attempt_id"])
+    assert stored.verification == "self-reported"
+    assert stored.outcome == "recoverable-failure"
+    assert stored.eligible is False
+    assert stored.ineligible_reason == sent["ineligible_reason"]
+    assert stored.critical_safety_event is True
+    assert stored.safety_event_description == sent["safety_event_description"]
+    assert stored.prohibited_state_violation is True
+    assert str(stored.tool_cost_usd) == "0.004000000"
+    assert stored.tools_used == ["browser", "calendar-api"]
+    assert stored.payload_hash == payload_hash(sent)
+
+
+@pytest.mark.django_db
+def test_a_record_sent_again_with_its_keys_in_another_order_is_the_same_record(client, operator):
+    """A record sent again is recognised, not refused as another record under its id: the
+    order of a JSON object's keys carries nothing."""
+    sent = attempt_payload()
+    assert post(client, operator, [sent]).status_code == 201
+    reordered = dict(reversed(list(sent.items())))
+    reordered["snapshot"] = dict(reversed(list(sent["snapshot"].items())))
+    assert list(reordered) != list(sent)
+    again = post(client, operator, [reordered])
+    assert again.status_code == 200, again.json()
+    assert again.json()["already_recorded"] == 1
+    assert Attempt.objects.count() == 1
+
+
+def test_a_records_hash_is_the_sha256_of_its_canonical_json():
+    """The hash is stored with the record and compared with a record sent again, perhaps
+    after a release: it is the SHA-256 of the JSON with sorted keys and no spaces, so the
+    same record always has the same hash."""
+    record = {"b": [1, 2.5, None], "a": {"y": "ü", "x": True}}
+    canonical = '{"a":{"x":true,"y":"\\u00fc"},"b":[1,2.5,null]}'
+    assert payload_hash(record) == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@pytest.mark.django_db
+def test_scored_names_exactly_the_attempts_of_the_batch_the_gate_counts(
+    client, staff, canonical_content
+):
+    """Seed: "The raw outcome, latency and evaluation cost are the record": an ineligible
+    run is recorded and not scored; a counted attempt of an earlier batch is not part of
+    this batch's answer."""
+    assert post(client, staff, [rerun(1)]).status_code == 201
+    batch = [
+        rerun(2),
+        rerun(3, eligible=False, ineligible_reason="The platform was down for maintenance."),
+    ]
+    response = post(client, staff, batch)
+    assert response.status_code == 201, response.json()
+    answered = {entry["attempt_id"]: entry["scored"] for entry in response.json()["attempts"]}
+    assert answered == {"acme-kr-002": True, "acme-kr-003": False}
+    assert Attempt.objects.count() == 3
+
+
+@pytest.mark.django_db
+def test_the_recording_grant_gives_the_recording_permissions_and_nothing_else():
+    """The permissions to record independent reruns and provisional attempts, and not
+    another app's permission that happens to share a name."""
+    elsewhere = ContentType.objects.get_for_model(get_user_model())
+    codenames = sorted(p.split(".")[1] for p in RECORDING_PERMISSIONS.values())
+    assert codenames
+    namesake = Permission.objects.create(
+        content_type=elsewhere, codename=codenames[0], name="A namesake elsewhere"
+    )
+    user = get_user_model().objects.create_user("rerunner", password="x" * 20)
+    recording_grant(user)
+    granted = sorted(
+        f"{p.content_type.app_label}.{p.codename}" for p in user.user_permissions.all()
+    )
+    assert granted == sorted(RECORDING_PERMISSIONS.values())
+    assert namesake not in user.user_permissions.all()
+
+
+def test_the_schema_says_a_local_total_has_14_digits_before_the_point_and_4_after():
+    """Seed: "MICA reports the chosen total, reference total, absolute difference and
+    percentage premium." The schema documents both totals with their description."""
+    commerce = api_schema()["components"]["schemas"]["Commerce"]["properties"]
+    assert commerce["chosen_total"]["pattern"] == r"^-?\d{0,14}(?:\.\d{0,4})?$"
+    assert commerce["reference_total"]["pattern"] == r"^-?\d{0,14}(?:\.\d{0,4})?$"
+    assert commerce["chosen_total"]["description"].startswith(
+        "The estimated payable total of the offer the attempt chose"
+    )
+    assert commerce["reference_total"]["description"].startswith(
+        "The lowest constraint-satisfying total of an equivalent offer"
+    )
+
+
+@pytest.mark.django_db
+def test_a_local_total_with_more_digits_than_recorded_is_refused(client, staff, canonical_content):
+    """Seed: "MICA reports the chosen total, reference total, absolute difference and
+    percentage premium": a total is kept whole or refused, never rounded."""
+    for n, total in enumerate(["23900.00001", "123456789012345"], start=1):
+        refused = post(client, staff, [commerce_attempt(n, {"chosen_total": total})])
+        assert refused.status_code == 400, refused.json()
+        assert refused.json()["errors"]["rule"] == ["schema"]
+    widest = commerce_attempt(3, {"chosen_total": "12345678901234.5678"})
+    assert post(client, staff, [widest]).status_code == 201
+    assert Attempt.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_value_of_another_json_type_is_refused_saying_which_type_to_give(client, operator):
+    """Seed: "The raw outcome, latency and evaluation cost are the record": "300" is not a
+    number of seconds and 1 is not true; the refusal says what to give instead."""
+    sent = attempt_payload(wall_clock_seconds="300", eligible=1, attempt_id=1001)
+    response = post(client, operator, [sent])
+    assert response.status_code == 400, response.json()
+    errors = response.json()["errors"]
+    assert errors["wall_clock_seconds"] == ["Give a JSON number."]
+    assert errors["eligible"] == ["Give true or false."]
+    assert errors["attempt_id"] == ["Give a JSON string."]
+    assert not Attempt.objects.exists()
