@@ -98,7 +98,7 @@ SANDBOX = OpenApiParameter(
     bool,
     OpenApiParameter.QUERY,
     description=_(
-        "With sandbox=1, a dry run in the world the examples tell of: Harbor Agent 2026.11 "
+        "Set to 1, a dry run in the world the examples tell of: Harbor Agent 2026.11 "
         "as your snapshot, its earlier attempt harbor-kr-0000, another operator's agent "
         "and the platform sets the examples name are set up for the call and removed "
         "with everything it wrote, so each example gets its documented answer."
