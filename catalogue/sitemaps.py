@@ -1,10 +1,14 @@
 from math import ceil
 
 from django.urls import reverse
+from django.utils.translation import get_language
 
 from catalogue.selectors import task_catalogue_list
 from catalogue.views import PAGE_PARAMETER, catalogue_page_size
 from mica.sitemaps import BilingualSitemap
+
+# Stands for each task's slug in its address (reversed once, then replaced).
+PLACEHOLDER = "placeholder-task"
 
 
 class TaskSitemap(BilingualSitemap):
@@ -16,7 +20,12 @@ class TaskSitemap(BilingualSitemap):
         return list(task_catalogue_list().values_list("slug", flat=True))
 
     def location(self, slug):
-        return reverse("catalogue:task-detail", args=[slug])
+        # Reversed once a language, not once a task: the bake reads twenty thousand.
+        addresses = self.__dict__.setdefault("_addresses", {})
+        language = get_language()
+        if language not in addresses:
+            addresses[language] = reverse("catalogue:task-detail", args=[PLACEHOLDER])
+        return addresses[language].replace(PLACEHOLDER, slug)
 
 
 class TaskListPageSitemap(BilingualSitemap):

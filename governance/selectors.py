@@ -1,7 +1,7 @@
 import datetime
 
 from django.db.models import BooleanField, Case, IntegerField, Value, When
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from governance.gate_inputs import gate_inputs_fingerprint
 from governance.models import (
@@ -23,12 +23,15 @@ from submissions.models import Attempt
 def gate_inputs_current(edition):
     """The gate inputs' fingerprint as the pages compare cells with it: two queries over
     every task version, made once for each revision of the tables they read."""
-    return computed(
-        "governance-gate-inputs",
-        lambda: gate_inputs_fingerprint(edition),
-        edition.pk if edition else None,
-        tables=[Edition._meta.db_table],
-    )
+    # One fingerprint for every language: it is made of codes and numbers, and the pages
+    # of both languages that read it (the home page, the results) then share one read.
+    with translation.override(None):
+        return computed(
+            "governance-gate-inputs",
+            lambda: gate_inputs_fingerprint(edition),
+            edition.pk if edition else None,
+            tables=[Edition._meta.db_table],
+        )
 
 
 def cell_list(edition=None):

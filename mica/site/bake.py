@@ -213,6 +213,9 @@ class _Build:
         self.directory = build_dir_new(root, prefix)
         self.holdout = holdout_fingerprint(patterns)
         self.pages, self.live, self.reused = {}, [], set()
+        # Page types (view, language) a render of this bake, or of the bake it takes pages
+        # from, found to give the same bytes twice (_renders_the_same).
+        self.steady = set()
         # A page may show how old a statement is today: a bake holds for its day only.
         self.made_with = build_made_with(valid_until=_next_midnight().timestamp())
         self.read = read = revisions_read()
@@ -227,6 +230,7 @@ class _Build:
             "pages": dict(sorted(self.pages.items())),
             "live": sorted(self.live),
             "rendered": len(self.pages) - len(self.reused),
+            "steady": [list(page_type) for page_type in sorted(self.steady)],
         }
 
 
@@ -263,11 +267,17 @@ def _written_whole(build, patterns, rescan):
             _refuse_if("holdout", path, None)
 
 
+# Page types the bake it takes pages from found steady (emptied after each bake): that
+# bake was made with the same code, settings and address, so a second render of them
+# would show what it showed. Only new page types are rendered twice.
+_steady = set()
+
+
 def _renders_the_same(renderer, path, response):
     """A second live render of the first page of each type gives the same bytes: a page
     that differs per render cannot be baked."""
     page_type = _page_type(path)
-    if page_type in renderer.sampled:
+    if page_type in renderer.sampled or page_type in _steady:
         return True
     renderer.sampled.add(page_type)
     again, _record, _request = renderer.render(path)
@@ -433,6 +443,10 @@ class _Previous:
         self.directory, self.pages, self.holdout_moved = directory, pages or {}, holdout_moved
         self.manifest = manifest
 
+    def steady(self):
+        """The page types the latest bake found steady (a bake made the same way)."""
+        return {tuple(page_type) for page_type in (self.manifest or {}).get("steady", ())}
+
     def current_for(self, build, paths):
         """Whether the latest bake is what this one would publish: made the same way, from
         the same revisions and holdout, of the same pages. A restart with nothing to do
@@ -517,34 +531,42 @@ def _window(path):
     return [name, list(keys), digest]
 
 
-def _reuse(build, directory, entry):
-    """Link a page's file from the previous bake into this one."""
-    target = build.directory / entry["file"]
-    target.parent.mkdir(parents=True, exist_ok=True)
+def _reuse(build, directory, entry, folders):
+    """Link a page's file from the previous bake into this one. `folders`: those this bake
+    has made already (twenty thousand pages are as many folders, each made once)."""
+    name = entry["file"]
+    source, target = os.path.join(directory, name), os.path.join(build.directory, name)
+    folder = os.path.dirname(target)
+    if folder not in folders:
+        os.makedirs(folder, exist_ok=True)
+        folders.add(folder)
     try:
-        os.link(directory / entry["file"], target)
+        os.link(source, target)
     except OSError:  # another file system, or pruned meanwhile: copy what is there
-        shutil.copyfile(directory / entry["file"], target)
+        shutil.copyfile(source, target)
 
 
-def _headers_now(entry, revisions):
-    """The entry with the Last-Modified a render would give now: when its tables last
-    moved, which a commit to other rows of a scoped table changes too."""
-    modified = http_date(page_last_modified(entry["tables"], revisions))
+def _headers_now(entry, modified):
+    """The entry with the Last-Modified a render would give now (`modified`): when its
+    tables last moved, which a commit to other rows of a scoped table changes too."""
     headers = [[k, modified if k.lower() == "last-modified" else v] for k, v in entry["headers"]]
     return {**entry, "headers": headers}
 
 
 def _reused_paths(build, paths, previous):
     """Link every page of `paths` the previous bake still holds as is; return the rest."""
-    rest = []
+    rest, folders, modified = [], set(), {}
     for path in paths:
         entry = previous.pages.get(path)
         if entry is None:
             rest.append(path)
             continue
-        _reuse(build, previous.directory, entry)
-        build.pages[path] = _headers_now(entry, build.read)
+        _reuse(build, previous.directory, entry, folders)
+        # Pages reading the same tables were last modified together: one date for them.
+        tables = tuple(entry["tables"])
+        if tables not in modified:
+            modified[tables] = http_date(page_last_modified(tables, build.read))
+        build.pages[path] = _headers_now(entry, modified[tables])
         build.reused.add(path)
     return rest
 
@@ -561,6 +583,7 @@ def _render_all(build, renderer, paths, patterns, progress):
                 _refuse_if(kind, path, detail)
                 if kind == "baked":
                     build.pages[path] = detail
+                    build.steady.add(_page_type(path))
                 else:
                     build.live.append(path)
             report(_rendered_count.value)
@@ -637,6 +660,8 @@ def pages_bake(
                 progress(100, _("Nothing changed since the published bake"))
                 return {**previous.manifest, "rendered": 0}
             paths = _reused_paths(build, paths, previous)
+            _steady.update(previous.steady())
+            build.steady |= _steady
             progress(5, lazy_format(_("Pages to render: %(number)d"), number=len(paths)))
         _render_all(build, renderer, paths, patterns, progress)
         progress(88, _("Checking the baked pages"))
@@ -658,6 +683,7 @@ def pages_bake(
     finally:
         _resolved.cache_clear()
         _window_reads.clear()
+        _steady.clear()
     builds_prune(root, marker=MANIFEST, keep=KEEP_BUILDS)
     progress(100, _("Published") if publish else _("Checked; not published"))
     return manifest

@@ -10,7 +10,7 @@ import pytest
 from catalogue.models import TaskDefinition, TaskSurface
 from catalogue.selectors import task_catalogue_list
 from catalogue.services import task_retire
-from mica.site.bake import bake_current, page_file, pages_bake
+from mica.site.bake import BakeRefused, bake_current, page_file, pages_bake
 from tests.factories import LeadFactory
 from tests.mica.site import test_baked_pages as baked
 from tests.mica.site.test_baked_pages import _outcome, get, manifest
@@ -113,3 +113,46 @@ def test_a_location_with_any_other_query_has_no_file_of_its_own():
     for path in ("/tasks/?page=2&x=1", "/tasks/?page=../../x", "/tasks/?page=2/"):
         with pytest.raises(ValueError):
             page_file(path)
+
+
+def test_a_bake_renders_twice_only_page_types_the_last_bake_did_not_find_steady(
+    baking, monkeypatch
+):
+    """Each page type's first page is rendered twice, to compare (a page that differs per
+    render cannot be baked); a bake taking pages from one made with the same code,
+    settings and address trusts the types that one compared, and compares new ones."""
+    from mica.site import bake as baking_module
+    from mica.site import context_processors
+
+    paths = ["/methodology/", "/tasks/", f"/tasks/{baked.TASK}/"]
+    pages_bake(paths=paths, full=True)
+    steady = manifest()["steady"]
+    assert steady == sorted(
+        [
+            ["methodology:methodology", "en"],
+            ["catalogue:task-list", "en"],
+            ["catalogue:task-detail", "en"],
+        ]
+    )
+    renders = []
+    render = baking_module._Renderer.render
+
+    def counted(self, path):
+        renders.append(path)
+        return render(self, path)
+
+    monkeypatch.setattr(baking_module._Renderer, "render", counted)
+    baking(baked.title_change("A title two pages show"))
+    made = pages_bake(paths=paths)
+    assert sorted(renders) == ["/tasks/", f"/tasks/{baked.TASK}/"]
+    assert made["steady"] == steady
+    # A page type new to the bake is still compared: here its shell changes each render.
+    numbers = iter(range(10_000))
+    pages = context_processors.routed_pages
+
+    def pages_each_time_new(path):
+        return [{**page, "label": f"{page['label']} {next(numbers)}"} for page in pages(path)]
+
+    monkeypatch.setattr(context_processors, "routed_pages", pages_each_time_new)
+    with pytest.raises(BakeRefused):
+        pages_bake(paths=[*paths, "/challenges/"])
