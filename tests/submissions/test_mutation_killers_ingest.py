@@ -8,9 +8,13 @@ stands.
   too;
 - the answer's "scored" names exactly the attempts of the batch the gate counts;
 - the recording grant gives the two recording permissions and nothing else;
-- a local total has at most 14 digits before the point and 4 after, as the schema says.
+- a local total has at most 14 digits before the point and 4 after, as the schema says;
+- a commerce result's refusals say what is wrong in words;
+- a market and family with no pre-registered set refuses the platform by name, and a set
+  frozen at the very moment the run's day began is too late, not superseded.
 """
 
+import datetime
 import hashlib
 import json
 
@@ -19,10 +23,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
 
+from markets.models import PlatformRegistration
 from mica.site.api_docs import api_schema
 from submissions.ingest import RECORDING_PERMISSIONS, payload_hash, recording_grant
 from submissions.models import Attempt
-from tests.factories import api_auth, attempt_payload
+from tests.factories import api_auth, attempt_payload, platform_sets_of_the_examples
 from tests.factories import independent_rerun as rerun
 from tests.governance.test_commerce_proximity import commerce_attempt
 
@@ -49,6 +54,7 @@ def test_every_field_of_the_record_is_stored_as_sent(client, operator):
         tool_cost_usd="0.004000000",
         observed_cost_usd="0.034000000",
         tools_used=["browser", "calendar-api"],
+        redacted_trace_id="trace-failed-042",
     )
     response = post(client, operator, [sent])
     assert response.status_code == 201, response.json()
@@ -62,6 +68,9 @@ def test_every_field_of_the_record_is_stored_as_sent(client, operator):
     assert stored.prohibited_state_violation is True
     assert str(stored.tool_cost_usd) == "0.004000000"
     assert stored.tools_used == ["browser", "calendar-api"]
+    assert stored.redacted_trace_id == "trace-failed-042"
+    assert sent["situations"]
+    assert list(stored.situations.values_list("situation_id", flat=True)) == sent["situations"]
     assert stored.payload_hash == payload_hash(sent)
 
 
@@ -166,3 +175,79 @@ def test_a_value_of_another_json_type_is_refused_saying_which_type_to_give(clien
     assert errors["eligible"] == ["Give true or false."]
     assert errors["attempt_id"] == ["Give a JSON string."]
     assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("commerce", "rule", "detail"),
+    [
+        (
+            {"currency": "JPY"},
+            "commerce-currency",
+            "Commerce totals must be in KRW, the currency of the attempt's market.",
+        ),
+        (
+            {"reference_observed_at": "2999-01-01T00:00:00+00:00"},
+            "commerce-reference-time",
+            "The reference search's time is before 2000 or in the future.",
+        ),
+        (
+            {"reference_evidence_id": "search-9"},
+            "commerce-reference-evidence",
+            "The reference search must be one of the attempt's evidence records: search-9 is not.",
+        ),
+    ],
+)
+def test_a_commerce_result_is_refused_saying_what_is_wrong(
+    client, staff, canonical_content, commerce, rule, detail
+):
+    """Seed: "The reference is the lowest constraint-satisfying total observed across the
+    pre-registered representative platforms, with timestamp, availability and evidence
+    lineage." """
+    refused = post(client, staff, [commerce_attempt(1, commerce)])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == [rule]
+    assert refused.json()["detail"] == detail
+
+
+def kr_calendar_set():
+    return PlatformRegistration.objects.get(
+        market_edition__market__code="KR", task_family="email-calendar", status="registered"
+    )
+
+
+@pytest.mark.django_db
+def test_a_family_without_any_pre_registered_set_in_the_market_refuses_the_platform(
+    client, operator
+):
+    """Seed: "For every market and task, MICA pre-registers a candidate set of platforms":
+    before it has, every platform is unregistered there (refused by name, not an error)."""
+    moved = PlatformRegistration.objects.filter(
+        market_edition__market__code="KR", task_family="email-calendar"
+    ).update(task_family="elsewhere")
+    assert moved
+    refused = post(client, operator, [attempt_payload()])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["platform-unregistered"]
+
+
+@pytest.mark.django_db
+def test_a_set_frozen_as_the_run_day_began_is_too_late_even_with_an_older_set_in_force(
+    client, operator
+):
+    """Seed: "The selected platform, version, snapshot date and ordered fallback list are
+    fixed before systems run." An older set not naming the platform is in force; the set
+    naming it was frozen at the very moment 2026-12-01 began in Seoul (15:00 UTC the day
+    before): not before the run, so too late, not superseded."""
+    platform_sets_of_the_examples()
+    began = datetime.datetime(2026, 11, 30, 15, 0, 0, tzinfo=datetime.UTC)
+    PlatformRegistration.objects.filter(pk=kr_calendar_set().pk).update(registered_at=began)
+    sent = attempt_payload(platform_snapshot_date="2026-12-01")
+    refused = post(client, operator, [sent])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["platform-snapshot-before-registration"]
+    a_second_before = began - datetime.timedelta(seconds=1)
+    PlatformRegistration.objects.filter(pk=kr_calendar_set().pk).update(
+        registered_at=a_second_before
+    )
+    assert post(client, operator, [sent]).status_code == 201
