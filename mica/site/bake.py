@@ -538,7 +538,12 @@ def _reuse(build, directory, entry, folders):
     source, target = os.path.join(directory, name), os.path.join(build.directory, name)
     folder = os.path.dirname(target)
     if folder not in folders:
-        os.makedirs(folder, exist_ok=True)
+        try:  # its parent is there already, mostly: one call, not makedirs' two
+            os.mkdir(folder)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            os.makedirs(folder, exist_ok=True)
         folders.add(folder)
     try:
         os.link(source, target)
@@ -549,8 +554,15 @@ def _reuse(build, directory, entry, folders):
 def _headers_now(entry, modified):
     """The entry with the Last-Modified a render would give now (`modified`): when its
     tables last moved, which a commit to other rows of a scoped table changes too."""
-    headers = [[k, modified if k.lower() == "last-modified" else v] for k, v in entry["headers"]]
-    return {**entry, "headers": headers}
+    headers = entry["headers"]
+    for index, (name, value) in enumerate(headers):
+        if name.lower() == "last-modified":
+            if value == modified:
+                return entry
+            headers = list(headers)
+            headers[index] = [name, modified]
+            return {**entry, "headers": headers}
+    return entry
 
 
 def _reused_paths(build, paths, previous):
