@@ -131,3 +131,16 @@ def test_a_page_of_the_catalogue_runs_as_many_queries_as_another(
         client.get("/tasks/?page=3")
     with django_assert_max_num_queries(14):
         client.get("/tasks/?page=2&market=KR")
+
+
+@pytest.mark.walk
+def test_a_later_page_and_a_filtered_one_are_valid_html_in_both_languages(client, paged, tmp_path):
+    from tests.mica.site.test_html_validity import vnu_errors
+
+    for name, path in {
+        "en-2": "/tasks/?page=2",
+        "ko-4": "/ko/tasks/?page=4",
+        "en-filtered": "/tasks/?lifecycle=candidate&page=2",
+    }.items():
+        (tmp_path / f"{name}.html").write_text(client.get(path).text, encoding="utf-8")
+    assert not vnu_errors(tmp_path)
