@@ -35,11 +35,10 @@ $(DOCS_DIR).built: $(VENV)/.base-installed $(DOCS_SOURCES)
 
 docs: $(DOCS_DIR).built
 
+# One process for the four steps (migrate, load_canonical_content, regenerate_exports
+# --sync, bake_pages --sync): a restart with nothing to do starts Django once.
 serve-setup: $(VENV)/.base-installed $(DOCS_DIR).built
-	$(PY) manage.py migrate --no-input
-	$(PY) manage.py load_canonical_content
-	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py regenerate_exports --sync
-	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py bake_pages --sync
+	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py serve_setup
 
 # Installs, migrates, loads the canonical content, publishes the exports and the baked
 # pages, and serves on 127.0.0.1:$(PORT), with a Celery worker and beat on the embedded

@@ -2358,6 +2358,22 @@ def case_bake_pages(ctx):
     committed(ctx, JobRun.objects.filter(pk=run, state="succeeded"), f"(JobRun {run})")
 
 
+def case_serve_setup(ctx):
+    """`serve_setup` runs make run's steps in one process: migrate, load the canonical
+    content, publish the export set and the bake. Its "Published to …" and "Baked N
+    pages …" mean the set and the pages are on disk."""
+    ctx.settings.EXPORT_DIR = ctx.tmp_path / "exports"
+    ctx.settings.PAGE_BAKE_DIR = ctx.tmp_path / "pages"
+    ctx.settings.PAGE_CACHE_SECONDS = 600
+    output = run_command("serve_setup")
+    assert "Canonical content loaded." in output and "Published to" in output
+    baked = int(re.search(r"Baked (\d+) pages", output).group(1))
+    manifest = json.loads((ctx.settings.PAGE_BAKE_DIR / "current" / "pages.json").read_text())
+    assert baked > 100 and len(manifest["pages"]) == baked
+    exports = json.loads((ctx.settings.EXPORT_DIR / "current" / "manifest.json").read_text())
+    assert exports["files"]
+
+
 RESTORED_TEXT = "Changed after the backup, to be undone by the restore."
 
 
@@ -2839,6 +2855,7 @@ CENSUS = {
     ("command", "rerun_gate"): case_rerun_gate,
     ("command", "regenerate_exports"): case_regenerate_exports,
     ("command", "bake_pages"): case_bake_pages,
+    ("command", "serve_setup"): case_serve_setup,
     ("command", "restore"): case_restore,
     ("command", "backup"): ReadOnly(
         "writes a copy of the database and the exports to files only",

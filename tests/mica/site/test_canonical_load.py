@@ -208,11 +208,9 @@ def test_admin_edits_survive_make_run_again(tmp_path):
         **{k: v for k, v in os.environ.items() if not k.startswith("MICA_")},
         "MICA_VAR_DIR": str(tmp_path),
     }
-    setup = ["migrate --no-input", "load_canonical_content", "regenerate_exports --sync"]
-    for step in setup:
-        _manage(env, *step.split())
+    # make run's steps, in the one process `serve_setup` runs them in.
+    _manage(env, "serve_setup")
     pks = _manage(env, "shell", "-c", EDIT_IN_THE_ADMIN).split()[-3:]
-    outputs = {step: _manage(env, *step.split()) for step in setup}
-    assert outputs["load_canonical_content"].count(": kept ") == 3
+    assert _manage(env, "serve_setup").count(": kept ") == 3
     check = CHECK_EDITS.format(pks="(" + ", ".join(pks) + ")")
     assert _manage(env, "shell", "-c", check).split()[-1] == "True"
