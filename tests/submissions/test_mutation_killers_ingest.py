@@ -10,6 +10,8 @@ stands.
 - the recording grant gives the two recording permissions and nothing else;
 - a local total has at most 14 digits before the point and 4 after, as the schema says;
 - a commerce result's refusals say what is wrong in words;
+- a task that does not apply in the market, and a validated localized run naming no
+  integration situation, are refused by name and in words;
 - a market and family with no pre-registered set refuses the platform by name, and a set
   frozen at the very moment the run's day began is too late, not superseded.
 """
@@ -23,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
 
+from catalogue.models import Applicability, MarketApplicability
 from markets.models import PlatformRegistration
 from mica.site.api_docs import api_schema
 from submissions.ingest import RECORDING_PERMISSIONS, payload_hash, recording_grant
@@ -251,3 +254,33 @@ def test_a_set_frozen_as_the_run_day_began_is_too_late_even_with_an_older_set_in
         registered_at=a_second_before
     )
     assert post(client, operator, [sent]).status_code == 201
+
+
+@pytest.mark.django_db
+def test_a_task_that_does_not_apply_in_the_market_is_refused_by_name(client, operator):
+    """Seed: "For every market and task, MICA pre-registers a candidate set of platforms":
+    a run of a task in a market where it does not apply has no place in any cell."""
+    sent = attempt_payload()
+    changed = MarketApplicability.objects.filter(
+        version__definition__slug=sent["task"], market__code=sent["market"]
+    ).update(status=Applicability.NOT_APPLICABLE)
+    assert changed == 1
+    refused = post(client, operator, [sent])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["task-not-in-market"]
+    assert refused.json()["detail"] == "The task does not apply in that market."
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_validated_localized_run_naming_no_integration_situation_is_refused(
+    client, staff, canonical_content
+):
+    """A validated localized attempt ran in the market's own situations: it names them."""
+    refused = post(client, staff, [rerun(1, situations=[])])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["situation-missing"]
+    assert refused.json()["detail"] == (
+        "A validated localized attempt must name its integration situations."
+    )
+    assert not Attempt.objects.exists()
