@@ -12,6 +12,9 @@ stands.
 - a commerce result's refusals say what is wrong in words;
 - a task that does not apply in the market, and a validated localized run naming no
   integration situation, are refused by name and in words;
+- costs agree to the last place kept (a billionth of a dollar), and an invocation may
+  last as long as its attempt;
+- the two permission refusals name their rule and say why in words;
 - a market and family with no pre-registered set refuses the platform by name, and a set
   frozen at the very moment the run's day began is too late, not superseded.
 """
@@ -30,7 +33,13 @@ from markets.models import PlatformRegistration
 from mica.site.api_docs import api_schema
 from submissions.ingest import RECORDING_PERMISSIONS, payload_hash, recording_grant
 from submissions.models import Attempt
-from tests.factories import api_auth, attempt_payload, platform_sets_of_the_examples
+from tests.factories import (
+    SnapshotFactory,
+    SystemFactory,
+    api_auth,
+    attempt_payload,
+    platform_sets_of_the_examples,
+)
 from tests.factories import independent_rerun as rerun
 from tests.governance.test_commerce_proximity import commerce_attempt
 
@@ -283,4 +292,43 @@ def test_a_validated_localized_run_naming_no_integration_situation_is_refused(
     assert refused.json()["detail"] == (
         "A validated localized attempt must name its integration situations."
     )
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+def test_costs_agree_to_the_last_place_kept_and_an_invocation_may_last_the_whole_attempt(
+    client, operator
+):
+    """Seed: "The raw outcome, latency and evaluation cost are the record": amounts are
+    kept to nine places, and sums that differ by one unit of the last place agree."""
+    sent = attempt_payload(model_cost_usd="0.030000001", observed_cost_usd="0.035000002")
+    sent["invocations"][0]["latency_seconds"] = sent["wall_clock_seconds"]
+    response = post(client, operator, [sent])
+    assert response.status_code == 201, response.json()
+    off_by_two = attempt_payload(attempt_id="acme-kr-002", model_cost_usd="0.030000002")
+    off_by_two["observed_cost_usd"] = "0.035000002"
+    refused = post(client, operator, [off_by_two])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["model-cost-sum"]
+
+
+@pytest.mark.django_db
+def test_the_permission_refusals_name_their_rule_and_say_why(client, operator):
+    """Seed: "Verification. Independent rerun only. Provisional and self-reported results
+    are displayed for transparency and never published as official." Recording an
+    independent rerun needs its permission, and an operator records only for its own
+    snapshots."""
+    rerun_by_operator = attempt_payload(verification="independent-rerun")
+    refused = post(client, operator, [rerun_by_operator])
+    assert refused.status_code == 403, refused.json()
+    assert refused.json()["errors"] == {"rule": ["verification-permission"]}
+    assert refused.json()["detail"] == (
+        "Recording Independent rerun attempts needs the permission to record them."
+    )
+    SnapshotFactory(system=SystemFactory(slug="other-agent", name="Other"), version="1.0")
+    theirs = attempt_payload(snapshot={"system": "other-agent", "version": "1.0"})
+    refused = post(client, operator, [theirs])
+    assert refused.status_code == 403, refused.json()
+    assert refused.json()["errors"] == {"rule": ["not-own-snapshot"]}
+    assert refused.json()["detail"] == "You can submit attempts only for your own snapshots."
     assert not Attempt.objects.exists()
