@@ -9,7 +9,9 @@ stands.
 - the answer's "scored" names exactly the attempts of the batch the gate counts;
 - the recording grant gives the two recording permissions and nothing else;
 - a local total has at most 14 digits before the point and 4 after, as the schema says;
-- a commerce result's refusals say what is wrong in words;
+- a commerce result's refusals say what is wrong in words, and so do a malformed record,
+  an unknown field and a submitter's own scores (each of them named);
+- an amount in USD has at most 5 digits before the point and 9 after, as the schema says;
 - a task that does not apply in the market, and a validated localized run naming no
   integration situation, are refused by name and in words;
 - costs agree to the last place kept (a billionth of a dollar), and an invocation may
@@ -331,4 +333,44 @@ def test_the_permission_refusals_name_their_rule_and_say_why(client, operator):
     assert refused.status_code == 403, refused.json()
     assert refused.json()["errors"] == {"rule": ["not-own-snapshot"]}
     assert refused.json()["detail"] == "You can submit attempts only for your own snapshots."
+    assert not Attempt.objects.exists()
+
+
+def test_the_schema_says_an_amount_in_usd_has_5_digits_before_the_point_and_9_after():
+    """Seed: "The raw outcome, latency and evaluation cost are the record": a cost is kept
+    to nine places, and the schema documents each cost with its description."""
+    schemas = api_schema()["components"]["schemas"]
+    attempt, invocation = schemas["Attempt"]["properties"], schemas["Invocation"]["properties"]
+    for name in ("model_cost_usd", "tool_cost_usd", "observed_cost_usd"):
+        assert attempt[name]["pattern"] == r"^-?\d{0,5}(?:\.\d{0,9})?$", name
+    assert invocation["cost_usd"]["pattern"] == r"^-?\d{0,5}(?:\.\d{0,9})?$"
+    assert attempt["model_cost_usd"]["description"] == (
+        "The sum of the invocations' costs, in USD as a decimal string."
+    )
+
+
+@pytest.mark.django_db
+def test_a_malformed_record_says_so_and_names_each_unknown_field_and_offered_score(
+    client, operator
+):
+    """Seed: "does not accept a submitter's own score or weighting in place of a
+    measurement": the scores offered are named, each of them; a field the record does not
+    have is named with why."""
+    unknown = attempt_payload(discount="100", coupon="X")
+    refused = post(client, operator, [unknown])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["detail"] == "The attempt record is malformed."
+    errors = refused.json()["errors"]
+    assert errors["rule"] == ["schema"]
+    assert (
+        errors["discount"] == errors["coupon"] == ["This field is not part of the attempt record."]
+    )
+    scored = attempt_payload(score=97.5, rank=1)
+    refused = post(client, operator, [scored])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["submitter-score"]
+    assert refused.json()["detail"] == (
+        "MICA does not accept a submitter's own score or weighting in place of a "
+        "measurement: remove rank, score."
+    )
     assert not Attempt.objects.exists()
