@@ -67,6 +67,7 @@ from mica.content.rows import row_changes_prune, row_changes_since, rows_moved_e
 from mica.errors import DomainError
 from mica.exports.holdout import holdout_hits, holdout_needles, holdout_patterns
 from mica.published_dirs import build_dir_new, builds_prune, dir_current
+from mica.site.ledger import home_window
 from mica.site.sitemaps import SITEMAPS
 from mica.text import lazy_format
 
@@ -94,7 +95,10 @@ ROW_SCOPED_VIEWS = {"catalogue:task-detail": ("task", "slug")}
 # tables (how many there are, counts); or None for a page it does not describe. A
 # commit that wrote those tables only for other keys, and changed neither, leaves the
 # page as it was.
-WINDOW_VIEWS = {"catalogue:task-list": ("task", task_list_window)}
+WINDOW_VIEWS = {
+    "catalogue:task-list": ("task", task_list_window),
+    "site:home": ("task", home_window),
+}
 
 # Views whose pages the bake reads by the hundred: view name -> (the URL's argument that
 # names the page, what makes that many pages' parts in one read).

@@ -18,10 +18,10 @@ from django.db.models import Count, Prefetch, Q, Sum
 
 from catalogue.models import Lifecycle
 from catalogue.selectors import family_list, task_public_list
-from governance.selectors import cell_list
+from governance.selectors import cell_list, gate_inputs_current
 from markets.selectors import market_list
 from mica.methodology.models import ContractItem, ContractSection
-from mica.methodology.selectors import glossary_list
+from mica.methodology.selectors import edition_current, glossary_list
 from mica.vocabulary import DiagnosticAxis
 from submissions.models import DataStatus, Verification
 
@@ -122,6 +122,21 @@ def _public_task_counts():
         .annotate(count=Count("pk"))
     )
     return {(row["family_id"], row["lifecycle"]): row["count"] for row in rows}
+
+
+def home_window(query, reads):
+    """What the home page shows of the task tables, as the bake compares it
+    (mica.site.bake.WINDOW_VIEWS): no task's own row, only how many tasks each family has
+    in each lifecycle and the gate inputs' fingerprint, by which its gate figures count
+    only cells computed under the current inputs. A task's edit that moves neither (a
+    title, a contract) leaves the page as it was. `reads` keeps them for the other
+    language's page."""
+    if query:
+        return None
+    if not reads:
+        reads["counts"] = sorted([*key, count] for key, count in _public_task_counts().items())
+        reads["gate"] = gate_inputs_current(edition_current())
+    return [], {"counts": reads["counts"], "gate": reads["gate"]}
 
 
 def _families(counts):

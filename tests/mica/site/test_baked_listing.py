@@ -156,3 +156,22 @@ def test_a_bake_renders_twice_only_page_types_the_last_bake_did_not_find_steady(
     monkeypatch.setattr(context_processors, "routed_pages", pages_each_time_new)
     with pytest.raises(BakeRefused):
         pages_bake(paths=[*paths, "/challenges/"])
+
+
+def test_the_home_page_renders_again_when_a_count_it_shows_moves_not_for_a_title(baking):
+    """The home page counts tasks by family and lifecycle and reads the gate inputs'
+    fingerprint; a task's new title moves neither, a retirement moves a count."""
+    paths = ["/", "/ko/", f"/tasks/{baked.TASK}/"]
+    pages_bake(paths=paths, full=True)
+    before = manifest()["pages"]
+    baking(baked.title_change("A title the home page does not show"))
+    after = pages_bake(paths=paths)
+    assert after["rendered"] == 1 and changed_pages(before, after) == {f"/tasks/{baked.TASK}/"}
+    full = _outcome(lambda: pages_bake(paths=paths, full=True, publish=False))
+    assert full == _outcome(manifest)
+    lead = LeadFactory()
+    retired = TaskDefinition.objects.get(slug=baked.TASK)
+    baking(lambda: task_retire(definition_id=retired.pk, actor=lead, reason="A duplicate."))
+    again = pages_bake(paths=paths)
+    assert {"/", "/ko/"} <= changed_pages(after["pages"], again)
+    assert _outcome(manifest) == _outcome(lambda: pages_bake(paths=paths, full=True, publish=False))
