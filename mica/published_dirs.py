@@ -13,6 +13,7 @@ exports (mica.exports.publish) and the baked pages (mica.site.bake) are publishe
 import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -42,16 +43,38 @@ def dir_current(root):
 
 
 def builds_prune(root, *, marker, keep):
-    """Keep the published build and the `keep` newest complete ones; drop abandoned ones."""
+    """Keep the published build and the `keep` newest complete ones; drop abandoned ones.
+
+    A dropped build leaves builds/ at once (one rename into root/.trash/) and its files
+    are deleted in a thread of its own: twenty thousand baked pages take seconds to
+    delete, which a publication need not wait for. Whatever a stopped process left in
+    the trash goes with the next prune."""
     builds = root / "builds"
     current = dir_current(root)
     complete = sorted(
         (b for b in builds.iterdir() if (b / marker).exists() and b.resolve() != current),
         key=lambda b: b.stat().st_mtime,
     )
-    for build in complete[:-keep] if keep else complete:
-        shutil.rmtree(build, ignore_errors=True)
+    dropped = list(complete[:-keep] if keep else complete)
     for build in builds.iterdir():
         abandoned = time.time() - build.stat().st_mtime > ABANDONED_AFTER_SECONDS
         if not (build / marker).exists() and abandoned:
-            shutil.rmtree(build, ignore_errors=True)
+            dropped.append(build)
+    trash = root / TRASH
+    for build in dropped:
+        trash.mkdir(exist_ok=True)
+        try:
+            os.replace(build, trash / build.name)
+        except OSError:  # gone already, or another prune moved it first
+            continue
+    if trash.is_dir() and any(trash.iterdir()):
+        threading.Thread(target=_trash_empty, args=(trash,), name="builds-prune").start()
+
+
+# Where dropped builds wait, outside builds/, for the thread that deletes them.
+TRASH = ".trash"
+
+
+def _trash_empty(trash):
+    for build in list(trash.iterdir()):
+        shutil.rmtree(build, ignore_errors=True)
