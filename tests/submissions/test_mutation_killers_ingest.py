@@ -16,6 +16,8 @@ stands.
   integration situation, are refused by name and in words;
 - costs agree to the last place kept (a billionth of a dollar), and an invocation may
   last as long as its attempt;
+- an element of a batch that is not a JSON object is refused in words; the counted
+  attempts of a batch are read in one query; a keeper of the holdout records on it;
 - the two permission refusals name their rule and say why in words;
 - a market and family with no pre-registered set refuses the platform by name, and a set
   frozen at the very moment the run's day began is too late, not superseded.
@@ -33,13 +35,20 @@ from django.contrib.contenttypes.models import ContentType
 from catalogue.models import Applicability, MarketApplicability
 from markets.models import PlatformRegistration
 from mica.site.api_docs import api_schema
-from submissions.ingest import RECORDING_PERMISSIONS, payload_hash, recording_grant
+from submissions.ingest import (
+    RECORDING_PERMISSIONS,
+    attempts_counted,
+    payload_hash,
+    recording_grant,
+)
 from submissions.models import Attempt
 from tests.factories import (
     SnapshotFactory,
     SystemFactory,
     api_auth,
     attempt_payload,
+    holdout_keeper,
+    holdout_task,
     platform_sets_of_the_examples,
 )
 from tests.factories import independent_rerun as rerun
@@ -373,4 +382,53 @@ def test_a_malformed_record_says_so_and_names_each_unknown_field_and_offered_sco
         "MICA does not accept a submitter's own score or weighting in place of a "
         "measurement: remove rank, score."
     )
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_element_of_a_batch_that_is_not_an_object_is_refused_in_words(client, operator):
+    refused = post(client, operator, [42])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["schema"]
+    assert refused.json()["detail"] == "An attempt record is a JSON object."
+
+
+@pytest.mark.django_db
+def test_the_counted_attempts_of_a_batch_are_read_in_one_query(
+    client, staff, canonical_content, django_assert_num_queries
+):
+    """The answer's "scored" costs one query whatever the batch's size."""
+    batch = [rerun(n) for n in range(1, 4)]
+    assert post(client, staff, batch).status_code == 201
+    recorded = list(Attempt.objects.all())
+    assert len(recorded) == 3
+    with django_assert_num_queries(1):
+        counted = attempts_counted(recorded)
+    assert counted == {attempt.pk for attempt in recorded}
+
+
+@pytest.mark.django_db
+def test_a_keeper_of_the_holdout_records_an_attempt_on_a_holdout_task(
+    client, staff, canonical_content
+):
+    """Seed: "A holdout item is never reachable from a public artifact": inside the portal
+    the people with holdout access record its runs; for anyone else it does not exist."""
+    holdout_task("ec-secret-holdout-item")
+    sent = rerun(1, task="ec-secret-holdout-item")
+    keeper = holdout_keeper()
+    response = post(client, keeper, [sent])
+    assert response.status_code == 201, response.json()
+    assert Attempt.objects.get().task_version.definition.slug == "ec-secret-holdout-item"
+
+
+@pytest.mark.django_db
+def test_an_amount_in_usd_with_more_digits_than_recorded_is_refused(client, operator):
+    """Seed: "The raw outcome, latency and evaluation cost are the record": an amount is
+    kept whole to nine places or refused, never rounded."""
+    for n, cost in enumerate(["0.0050000001", "100000.000000000"], start=1):
+        sent = attempt_payload(attempt_id=f"acme-kr-{n:03d}", tool_cost_usd=cost)
+        refused = post(client, operator, [sent])
+        assert refused.status_code == 400, refused.json()
+        assert refused.json()["errors"]["rule"] == ["schema"]
+        assert "tool_cost_usd" in refused.json()["errors"]
     assert not Attempt.objects.exists()
