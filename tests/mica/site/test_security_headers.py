@@ -153,10 +153,11 @@ def test_make_run_names_the_served_port_in_the_site_url():
         check=True,
         env={"PATH": "/usr/bin:/bin"},
     ).stdout
-    serve = next(line for line in commands.splitlines() if "manage.py serve" in line)
+    serve = next(line for line in commands.splitlines() if "manage.py serve --bind" in line)
     assert "MICA_SITE_URL='http://127.0.0.1:8080'" in serve and "127.0.0.1:8080" in serve
-    exports = next(line for line in commands.splitlines() if "regenerate_exports" in line)
-    assert "MICA_SITE_URL='http://127.0.0.1:8080'" in exports
+    # serve_setup publishes the exports (regenerate_exports) before serving.
+    setup = next(line for line in commands.splitlines() if "manage.py serve_setup" in line)
+    assert "MICA_SITE_URL='http://127.0.0.1:8080'" in setup
 
 
 @pytest.mark.parametrize(
