@@ -127,8 +127,13 @@ def run(name):
     # MUTATION_CHILDREN caps the forked runs on a shared machine (never above one on
     # PostgreSQL).
     children = "1" if shared else os.environ.get("MUTATION_CHILDREN", str(os.cpu_count() or 1))
+    # On SQLite each forked run copies a test database the first one made and loaded
+    # (tests/conftest.py), instead of migrating one of its own: 5 seconds a run, not 20.
+    template = directory / "test-template.sqlite3"
+    template.unlink(missing_ok=True)
     subprocess.run(
         [str(mutmut), "run", "--max-children", children],
+        env={**os.environ, "MICA_TEST_DB_TEMPLATE": str(template)},
         cwd=directory,
         stdout=subprocess.DEVNULL,
         check=False,
