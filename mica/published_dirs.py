@@ -17,6 +17,9 @@ import threading
 import time
 from pathlib import Path
 
+# A copy fetched from the build store is named after its build, with this suffix: on the
+# node that made the build, the build's own directory already has the plain name.
+COPY_SUFFIX = ".copy"
 # A build directory this old without its marker belongs to a worker that died.
 ABANDONED_AFTER_SECONDS = 3600
 
@@ -42,8 +45,9 @@ def dir_current(root):
     return current.resolve() if current.exists() else None
 
 
-def builds_prune(root, *, marker, keep):
-    """Keep the published build and the `keep` newest complete ones; drop abandoned ones.
+def builds_prune(root, *, marker, keep, below=lambda build: ()):
+    """Keep the published build and the `keep` newest complete ones, and the builds each of
+    them needs (`below(build)`: their names, a layered bake's layers); drop abandoned ones.
 
     A dropped build leaves builds/ at once (one rename into root/.trash/) and its files
     are deleted in a thread of its own: twenty thousand baked pages take seconds to
@@ -55,7 +59,9 @@ def builds_prune(root, *, marker, keep):
         (b for b in builds.iterdir() if (b / marker).exists() and b.resolve() != current),
         key=lambda b: b.stat().st_mtime,
     )
-    dropped = list(complete[:-keep] if keep else complete)
+    kept = ([current] if current else []) + (complete[-keep:] if keep else [])
+    needed = {name for build in kept for name in below(build)}
+    dropped = [b for b in (complete[:-keep] if keep else complete) if _name(b) not in needed]
     for build in builds.iterdir():
         abandoned = time.time() - build.stat().st_mtime > ABANDONED_AFTER_SECONDS
         if not (build / marker).exists() and abandoned:
@@ -69,6 +75,11 @@ def builds_prune(root, *, marker, keep):
             continue
     if trash.is_dir() and any(trash.iterdir()):
         threading.Thread(target=_trash_empty, args=(trash,), name="builds-prune").start()
+
+
+def _name(build):
+    """A build's name, whether the node made it or fetched a copy (mica.content.builds)."""
+    return build.name.removesuffix(COPY_SUFFIX)
 
 
 # Where dropped builds wait, outside builds/, for the thread that deletes them.

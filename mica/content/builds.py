@@ -38,7 +38,7 @@ from django.core.files.storage import storages
 from django.db import DatabaseError, transaction
 
 from mica.content.models import PublishedBuild, PublishedPointer
-from mica.published_dirs import builds_prune, dir_current, dir_switch
+from mica.published_dirs import COPY_SUFFIX, builds_prune, dir_current, dir_switch
 
 logger = logging.getLogger(__name__)
 
@@ -148,15 +148,16 @@ def build_publish(*, kind, root, directory, files, revision, summary, reads=None
     return build
 
 
-# A copy fetched from the store is named after its build, with this suffix: on the node
-# that made the build, the build's own directory already has the plain name.
-COPY_SUFFIX = ".copy"
-
-
 def local_name(root):
     """The name of the build this node's copy holds, or None."""
     current = dir_current(root)
     return current.name.removesuffix(COPY_SUFFIX) if current else None
+
+
+def _local(root, name, marker):
+    """Whether this node holds the build `name` whole (made here, or a complete copy)."""
+    builds = root / "builds"
+    return any((builds / n / marker).exists() for n in (name, f"{name}{COPY_SUFFIX}"))
 
 
 # --- Following the pointer on a node ------------------------------------------------
@@ -218,11 +219,24 @@ def build_follow(kind, root, marker):
             return False
         if local_name(root) == build.name:
             return False
+        # A layered bake (mica.site.bake_layers) names the builds below it: those this
+        # node does not hold yet are fetched first, the nearest last.
+        for name in reversed(build.summary.get("below", [])):
+            if not _local(root, name, marker):
+                _copy_make(root, PublishedBuild.objects.get(kind=kind, name=name), marker)
         directory = _copy_make(root, build, marker)
         dir_switch(root, directory)
-    builds_prune(root, marker=marker, keep=1)
+    builds_prune(root, marker=marker, keep=1, below=lambda b: build_below(kind, b))
     _objects_prune(root)
     return True
+
+
+def build_below(kind, directory):
+    """The builds the build in `directory` needs below it (a layered bake's layers), as its
+    row says; none for a build never published."""
+    name = directory.name.removesuffix(COPY_SUFFIX)
+    summary = PublishedBuild.objects.filter(kind=kind, name=name).values_list("summary", flat=True)
+    return (summary.first() or {}).get("below", [])
 
 
 def _objects_prune(root):

@@ -47,6 +47,21 @@ def tables_recorded():
         _recording.reset(token)
 
 
+@contextmanager
+def reads_unrecorded():
+    """Run the block outside every recording open here: for work whose result does not
+    depend on the rows it happens to read (the API schema reads models, and is made once
+    a process, so only the first page to need it would count those reads)."""
+    token = _recording.set(())
+    wrappers = connection.execute_wrappers
+    connection.execute_wrappers = [w for w in wrappers if not isinstance(w, TablesRead)]
+    try:
+        yield
+    finally:
+        connection.execute_wrappers = wrappers
+        _recording.reset(token)
+
+
 def tables_read_declare(tables):
     """Count `tables` as read by every recording open here."""
     for recorder in _recording.get():

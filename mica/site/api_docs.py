@@ -10,6 +10,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import pgettext_lazy
 from drf_spectacular.generators import SchemaGenerator
 
+from mica.content.reads import reads_unrecorded
+
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
 # Where a parameter goes (OpenAPI's `in`), in the reader's words.
@@ -26,8 +28,9 @@ CHOICE_LIST = "\n\n* `"
 
 @cache  # one entry per supported language
 def _schema(language):
-    # Summaries are translatable, so the schema is generated once per language.
-    with translation.override(language):
+    # Summaries are translatable, so the schema is generated once per language. What it
+    # reads to introspect the views is no input of the page that shows it.
+    with translation.override(language), reads_unrecorded():
         return SchemaGenerator().get_schema(request=None, public=True)
 
 

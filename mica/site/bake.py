@@ -6,16 +6,17 @@ gets it, into a fresh directory; checks it; and publishes it (mica.content.build
 stored once in the build store, then the pointer moved in the database).
 mica.site.baked answers in front of Django from each node's copy of the published build.
 
-A build holds `pages.json` (its marker) and one file a page. For each page the
-manifest keeps its response headers and the tables it read; for the whole build, the
+A build holds `pages.json` (its marker) and one file a page it rendered. For each page
+the manifest keeps its response headers and the tables it read; for the whole build, the
 table revisions read before the first page rendered. A page is served from the bake
 only while none of its tables has moved since: a change is seen at once, on the pages
 it affects, and the next bake catches up.
 
 A bake is incremental by the same rule: a page of the previous bake none of whose
 tables has moved since is the same bytes a render would give (same code, settings,
-address and day), so its file is linked from there instead of rendered. `full=True`
-renders every page (the daily bake, a restore, on demand).
+address and day), so it is taken from there instead of rendered, left in the layer that
+holds it (mica.site.bake_layers). `full=True` renders every page (the daily bake, a
+restore, on demand).
 
 Left to Django, and so rendered live: pages outside the page cache, pages that hold a
 form, and pages that also show state no table revision follows (the downloads page
@@ -44,11 +45,12 @@ from django.db import DatabaseError, connections
 from django.http import QueryDict
 from django.urls import resolve
 from django.utils import timezone, translation
-from django.utils.http import http_date
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.views import task_details_prepare, task_list_window
 from mica.content.builds import (
+    COPY_SUFFIX,
+    build_below,
     build_follow,
     build_made_with,
     build_publish,
@@ -59,7 +61,6 @@ from mica.content.builds import (
 from mica.content.page_cache import (
     BAKE_RECORD,
     PageRecord,
-    page_last_modified,
     page_storable,
 )
 from mica.content.revision import GLOBAL, NO_REVISION, revision_pending, revisions_read
@@ -67,18 +68,28 @@ from mica.content.rows import row_changes_prune, row_changes_since, rows_moved_e
 from mica.errors import DomainError
 from mica.exports.holdout import holdout_hits, holdout_needles, holdout_patterns
 from mica.published_dirs import build_dir_new, builds_prune, dir_current
+from mica.site.bake_layers import (
+    MANIFEST,
+    MAX_LAYERS,
+    BakeView,
+    headers_stored,
+    layer_remember,
+    layers_below,
+)
 from mica.site.ledger import home_window
 from mica.site.sitemaps import SITEMAPS
 from mica.text import lazy_format
 
 logger = logging.getLogger(__name__)
 
-MANIFEST = "pages.json"
 # The kind of build the pointer of the baked pages names (mica.content.builds).
 BUILD_KIND = "pages"
 KEEP_BUILDS = 2
 # Task pages a process prepares and renders together.
 BATCH = 100
+# Fewer pages than this render in the bake's own process: starting renderers in processes
+# of their own, each filling its own caches, costs more than a few dozen renders.
+FORK_FROM_PAGES = 60
 # Headers the server sets for each answer, never part of a page.
 SERVER_HEADERS = {"date", "server", "connection", "content-length"}
 
@@ -217,6 +228,10 @@ class _Build:
         self.directory = build_dir_new(root, prefix)
         self.holdout = holdout_fingerprint(patterns)
         self.pages, self.live, self.reused = {}, [], set()
+        # Layered on the previous bake (mica.site.bake_layers): the layers below, nearest
+        # first, the directory of each page taken from them, and the pages they hold that
+        # this bake drops.
+        self.below, self.where, self.removed = [], {}, []
         # Page types (view, language) a render of this bake, or of the bake it takes pages
         # from, found to give the same bytes twice (_renders_the_same).
         self.steady = set()
@@ -235,7 +250,15 @@ class _Build:
             "live": sorted(self.live),
             "rendered": len(self.pages) - len(self.reused),
             "steady": [list(page_type) for page_type in sorted(self.steady)],
+            "total": len(self.pages),
         }
+
+    def layer(self, manifest):
+        """What this bake writes of `manifest`: on a layer below, only its own pages."""
+        if not self.below:
+            return manifest
+        own = {path: page for path, page in manifest["pages"].items() if path not in self.reused}
+        return {**manifest, "pages": own, "below": self.below, "removed": sorted(self.removed)}
 
 
 def _next_midnight():
@@ -264,7 +287,7 @@ def _written_whole(build, patterns, rescan):
     for path, page in build.pages.items():
         if path in build.reused and not rescan:
             continue
-        written = (build.directory / page["file"]).read_bytes()
+        written = (build.where.get(path, build.directory) / page["file"]).read_bytes()
         if path not in build.reused and hashlib.sha256(written).hexdigest() != page["sha256"]:
             raise BakeRefused(lazy_format(_("%(path)s was not written whole."), path=path))
         if path in build.reused and holdout_hits(written, patterns):
@@ -298,7 +321,9 @@ def _page_write(directory, path, response, tables):
         "file": name,
         "sha256": hashlib.sha256(response.content).hexdigest(),
         "size": len(response.content),
-        "headers": [(k, v) for k, v in response.items() if k.lower() not in SERVER_HEADERS],
+        "headers": headers_stored(
+            (k, v) for k, v in response.items() if k.lower() not in SERVER_HEADERS
+        ),
         "tables": sorted(tables),
     }
 
@@ -384,12 +409,14 @@ def _batches(paths):
     return alone + [prepared[i : i + BATCH] for i in range(0, len(prepared), BATCH)]
 
 
-def _processes(batches):
-    """How many processes render: one where forking would break something."""
+def _processes(batches, pages):
+    """How many processes render: one for a few pages, or where forking would break
+    something."""
     wanted = min(settings.PAGE_BAKE_PROCESSES, batches)
     connections_open = connections.all(initialized_only=True)
     if (
         wanted <= 1
+        or pages < FORK_FROM_PAGES
         # A prefork worker's child may not have children of its own.
         or multiprocessing.current_process().daemon
         # An open transaction is this process's own; an in-memory database dies with
@@ -403,7 +430,7 @@ def _processes(batches):
 
 def _outcome_batches(renderer, directory, paths, patterns):
     batches = _batches(paths)
-    processes = _processes(len(batches))
+    processes = _processes(len(batches), len(paths))
     if processes == 1:
         for batch in batches:
             _prepared(batch)
@@ -440,12 +467,17 @@ def _while_waiting(results):
 
 
 class _Previous:
-    """What a bake reuses of this node's latest one: its directory, the pages still what a
-    render would give ({path: entry}), and whether the holdout moved since it was scanned."""
+    """What a bake reuses of this node's latest one: its layers (a BakeView), the pages
+    still what a render would give ({path: entry}), and whether the holdout moved since
+    they were scanned."""
 
-    def __init__(self, directory=None, pages=None, holdout_moved=True, manifest=None):
-        self.directory, self.pages, self.holdout_moved = directory, pages or {}, holdout_moved
-        self.manifest = manifest
+    def __init__(self, view=None, pages=None, holdout_moved=True):
+        self.view, self.pages, self.holdout_moved = view, pages or {}, holdout_moved
+        self.manifest = view.manifest if view else None
+
+    def layer_on(self):
+        """Whether this bake can be a layer on it, or must lay every page out again."""
+        return self.view is not None and self.view.depth < MAX_LAYERS
 
     def steady(self):
         """The page types the latest bake found steady (a bake made the same way)."""
@@ -454,7 +486,7 @@ class _Previous:
     def current_for(self, build, paths):
         """Whether the latest bake is what this one would publish: made the same way, from
         the same revisions and holdout, of the same pages. A restart with nothing to do
-        then leaves it as it is instead of linking every page into a copy of it."""
+        then leaves it as it is instead of making a layer with nothing in it."""
         manifest = self.manifest
         return (
             manifest is not None
@@ -472,11 +504,11 @@ def _previous_pages(root, build):
         build_follow(BUILD_KIND, root, MANIFEST)
     except (OSError, DatabaseError):
         logger.exception("the published bake could not be fetched; every page is rendered")
-    directory = bake_current()
     try:
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (TypeError, OSError, ValueError):
+        view = BakeView(root, bake_current())
+    except (TypeError, OSError, ValueError, KeyError):
         return _Previous()
+    manifest = view.manifest
     if any(manifest.get(key) != value for key, value in build.made_with.items()):
         return _Previous()
     moved = tables_moved(manifest["revisions"], build.revisions)
@@ -487,7 +519,7 @@ def _previous_pages(root, build):
         for path, entry in manifest["pages"].items()
         if not _page_moved(path, entry, moved & set(entry["tables"]), moved_rows)
     }
-    return _Previous(directory, pages, manifest.get("holdout") != build.holdout, manifest)
+    return _Previous(view, pages, manifest.get("holdout") != build.holdout)
 
 
 def _row_scope(path):
@@ -517,6 +549,8 @@ def _page_moved(path, entry, tables, moved_rows):
 # What the window() of WINDOW_VIEWS read during this bake (emptied after it): the bake's
 # pages of one listing share one read of it.
 _window_reads = {}
+# {id of a value kept in _window_reads: its JSON} (emptied with it).
+_window_encoded = {}
 
 
 def _window(path):
@@ -531,13 +565,28 @@ def _window(path):
     if shown is None:
         return None
     keys, rest = shown
-    digest = hashlib.sha256(json.dumps([keys, rest], sort_keys=True).encode()).hexdigest()
+    memo = _window_reads[view_name]
+    parts = [json.dumps(list(keys))]
+    parts += [f"{part}={_encoded(value, memo)}" for part, value in sorted(rest.items())]
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()
     return [name, list(keys), digest]
 
 
-def _reuse(build, directory, entry, folders):
-    """Link a page's file from the previous bake into this one. `folders`: those this bake
-    has made already (twenty thousand pages are as many folders, each made once)."""
+def _encoded(value, memo):
+    """The JSON of one thing a window shows. What every page of the listing shows alike
+    (the counts the window keeps in `memo`) is encoded once, not once a page: two
+    hundred pages of the catalogue each encoding the same counts took a quarter second."""
+    if not any(value is kept for kept in memo.values()):
+        return json.dumps(value, sort_keys=True)
+    if id(value) not in _window_encoded:
+        _window_encoded[id(value)] = json.dumps(value, sort_keys=True)
+    return _window_encoded[id(value)]
+
+
+def _link(build, directory, entry, folders):
+    """Link a page's file from a layer below into this build, which lays every page out
+    itself. `folders`: those this bake has made already (twenty thousand pages are as
+    many folders, each made once)."""
     name = entry["file"]
     source, target = os.path.join(directory, name), os.path.join(build.directory, name)
     folder = os.path.dirname(target)
@@ -555,36 +604,35 @@ def _reuse(build, directory, entry, folders):
         shutil.copyfile(source, target)
 
 
-def _headers_now(entry, modified):
-    """The entry with the Last-Modified a render would give now (`modified`): when its
-    tables last moved, which a commit to other rows of a scoped table changes too."""
-    headers = entry["headers"]
-    for index, (name, value) in enumerate(headers):
-        if name.lower() == "last-modified":
-            if value == modified:
-                return entry
-            headers = list(headers)
-            headers[index] = [name, modified]
-            return {**entry, "headers": headers}
-    return entry
-
-
 def _reused_paths(build, paths, previous):
-    """Link every page of `paths` the previous bake still holds as is; return the rest."""
-    rest, folders, modified = [], set(), {}
+    """Take every page of `paths` the previous bake still holds as is, leaving it in its
+    layer, or linking it into this build when this one lays every page out; return the
+    rest."""
+    layered = previous.layer_on()
+    rest, folders = [], set()
     for path in paths:
         entry = previous.pages.get(path)
         if entry is None:
             rest.append(path)
             continue
-        _reuse(build, previous.directory, entry, folders)
-        # Pages reading the same tables were last modified together: one date for them.
-        tables = tuple(entry["tables"])
-        if tables not in modified:
-            modified[tables] = http_date(page_last_modified(tables, build.read))
-        build.pages[path] = _headers_now(entry, modified[tables])
+        directory = previous.view.where[path]
+        if layered:
+            build.where[path] = directory
+        else:
+            _link(build, directory, entry, folders)
+        build.pages[path] = entry
         build.reused.add(path)
+    if layered:
+        below = previous.view.directory.name.removesuffix(COPY_SUFFIX)
+        build.below = [below, *layers_below(previous.manifest)]
     return rest
+
+
+def _layer_complete(build, previous):
+    """The pages the layers below hold that this bake drops (gone from the sitemap, or
+    left live now): the layer names them, or the chain would still serve them."""
+    if build.below:
+        build.removed = [path for path in previous.view.pages if path not in build.pages]
 
 
 def _render_all(build, renderer, paths, patterns, progress):
@@ -682,15 +730,18 @@ def pages_bake(
         _render_all(build, renderer, paths, patterns, progress)
         progress(88, _("Checking the baked pages"))
         _written_whole(build, patterns, rescan=previous.holdout_moved)
+        _layer_complete(build, previous)
         manifest = build.manifest()
+        layer = build.layer(manifest)
         # json.dumps, not json.dump: only the one-shot encoder is the C one, and a
         # manifest of twenty thousand pages took seconds through the other.
         (build.directory / MANIFEST).write_text(
-            json.dumps(manifest, ensure_ascii=False), encoding="utf-8"
+            json.dumps(layer, ensure_ascii=False), encoding="utf-8"
         )
+        layer_remember(build.directory, layer)
         if publish:
             progress(92, _("Storing the baked pages"))
-            _publish(root, build, manifest)
+            _publish(root, build, layer)
         else:
             shutil.rmtree(build.directory)
     except BaseException:
@@ -699,16 +750,20 @@ def pages_bake(
     finally:
         _resolved.cache_clear()
         _window_reads.clear()
+        _window_encoded.clear()
         _steady.clear()
-    builds_prune(root, marker=MANIFEST, keep=KEEP_BUILDS)
+    builds_prune(
+        root, marker=MANIFEST, keep=KEEP_BUILDS, below=lambda b: build_below(BUILD_KIND, b)
+    )
     progress(100, _("Published") if publish else _("Checked; not published"))
     return manifest
 
 
-def _publish(root, build, manifest):
-    files = {page["file"]: page["sha256"] for page in manifest["pages"].values()}
+def _publish(root, build, layer):
+    files = {page["file"]: page["sha256"] for page in layer["pages"].values()}
     files[MANIFEST] = file_digest(build.directory / MANIFEST)
-    summary = {"pages": len(manifest["pages"]), "live": len(manifest["live"])}
+    # A follower fetches the layers below too (mica.content.builds.build_follow).
+    summary = {"pages": len(build.pages), "live": len(layer["live"]), "below": build.below}
     published = build_publish(
         kind=BUILD_KIND,
         root=root,
@@ -725,5 +780,11 @@ def _publish(root, build, manifest):
 
 
 def bake_current():
-    """The published bake's directory, or None before the first."""
+    """The published bake's top layer's directory, or None before the first."""
     return dir_current(bake_root())
+
+
+def bake_published():
+    """The published bake as its layers resolve it (a BakeView), or None before the first."""
+    directory = bake_current()
+    return None if directory is None else BakeView(bake_root(), directory)

@@ -17,7 +17,6 @@ thread of its own (mica.content.builds.Follower); until it has, the older copy s
 whose tables have not moved since, which are the same bytes.
 """
 
-import json
 import logging
 import os
 import threading
@@ -33,7 +32,8 @@ from django.utils.http import parse_etags, parse_http_date_safe
 from mica.content.builds import Follower
 from mica.content.models import TableRevision
 from mica.content.revision import NO_REVISION, revision_global, revisions_read
-from mica.site.bake import BUILD_KIND, MANIFEST, bake_root
+from mica.site.bake import BUILD_KIND, bake_root
+from mica.site.bake_layers import MANIFEST, BakeView, LastModified
 
 logger = logging.getLogger(__name__)
 
@@ -51,17 +51,15 @@ DJANGO_CONDITIONS = ("HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE")
 
 
 class BakedPage:
-    def __init__(self, directory, entry):
-        self.file = directory / entry["file"]
+    def __init__(self, file, entry, last_modified):
+        self.file = file
         self.tables = frozenset(entry["tables"])
-        length = ("Content-Length", str(entry["size"]))
-        self.headers = [(k, v) for k, v in entry["headers"]] + [length]
-        found = {k.lower(): v for k, v in entry["headers"]}
+        stored = [(k, v) for k, v in entry["headers"]] + [("Last-Modified", last_modified)]
+        self.headers = stored + [("Content-Length", str(entry["size"]))]
+        found = {k.lower(): v for k, v in stored}
         self.etag = found.get("etag")
-        self.last_modified = parse_http_date_safe(found.get("last-modified", ""))
-        self.not_modified_headers = [
-            (k, v) for k, v in entry["headers"] if k.lower() in NOT_MODIFIED_HEADERS
-        ]
+        self.last_modified = parse_http_date_safe(last_modified)
+        self.not_modified_headers = [(k, v) for k, v in stored if k.lower() in NOT_MODIFIED_HEADERS]
 
     def current_for(self, environ):
         """Whether the reader's copy is this page (If-None-Match, else If-Modified-Since)."""
@@ -97,11 +95,13 @@ class _Published:
     """The published bake as one process sees it: pages, and which of them are fresh."""
 
     def __init__(self, directory):
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        self.view = BakeView(bake_root(), directory)
+        manifest = self.view.manifest
         self.site_url = manifest["site_url"]
         self.valid_until = manifest["valid_until"]
         self.revisions = {t: tuple(v) for t, v in manifest["revisions"].items()}
-        self.pages = {path: BakedPage(directory, e) for path, e in manifest["pages"].items()}
+        self.last_modified = LastModified(manifest["revisions"])
+        self.pages = {}  # {path: BakedPage}, each made when first asked for
         self.moved = None  # the tables whose revision is not the bake's; None: unknown
 
     def follow(self, revisions):
@@ -116,8 +116,16 @@ class _Published:
             if _revision(revisions, table) != self.revisions.get(table, _NO_REVISION)
         )
 
-    def fresh(self, path):
+    def page(self, path):
         page = self.pages.get(path)
+        if page is None and path in self.view.pages:
+            entry = self.view.pages[path]
+            file = self.view.file(path)
+            page = self.pages[path] = BakedPage(file, entry, self.last_modified(entry["tables"]))
+        return page
+
+    def fresh(self, path):
+        page = self.page(path)
         if page is None or self.moved is None or not page.tables.isdisjoint(self.moved):
             return None
         return page

@@ -97,7 +97,8 @@ def _bake():
         # Nothing baked yet: Django renders every page, which this node can do.
         return {"published": False}
     manifest = _bake_manifest(directory)
-    return {"published": True, "pages": len(manifest["pages"])}
+    # A layered bake's top layer lists its own pages and counts them all.
+    return {"published": True, "pages": manifest.get("total", len(manifest["pages"]))}
 
 
 def _exports():

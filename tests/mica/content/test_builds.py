@@ -17,6 +17,7 @@ from mica.exports.publish import exports_build_and_publish
 from mica.exports.selectors import EXPORT_KIND
 from mica.methodology.models import GlossaryTerm
 from mica.site.bake import BUILD_KIND, MANIFEST, pages_bake
+from mica.site.bake_layers import BakeView
 from tests.mica.exports.conftest import assert_intact, published
 from tests.support import wait_for
 
@@ -108,33 +109,42 @@ def test_a_build_of_older_content_never_replaces_a_newer_one(
     assert PublishedBuild.objects.filter(kind=EXPORT_KIND).count() == 2
 
 
-def test_the_baked_pages_reach_another_node_whole(s3_builds, canonical_content, settings, tmp_path):
-    settings.PAGE_BAKE_DIR = tmp_path / "worker-pages"
+def test_the_baked_pages_reach_another_node_whole(
+    s3_builds, canonical_content, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    # The worker's folder is the setting; the web node's is named to the follower alone:
+    # a setting changed between two bakes would make the second a full one.
+    worker, web_node = tmp_path / "worker-pages", tmp_path / "web-node-pages"
+    settings.PAGE_BAKE_DIR = worker
     paths = ["/", "/methodology/", "/ko/methodology/", "/tasks/"]
     manifest = pages_bake(paths=paths)
-    made = settings.PAGE_BAKE_DIR / "current"
 
-    settings.PAGE_BAKE_DIR = tmp_path / "web-node-pages"
-    assert build_follow(BUILD_KIND, settings.PAGE_BAKE_DIR, MANIFEST)
-    copy = settings.PAGE_BAKE_DIR / "current"
+    assert build_follow(BUILD_KIND, web_node, MANIFEST)
+    copy = web_node / "current"
     assert json.loads((copy / MANIFEST).read_text()) == json.loads(json.dumps(manifest))
     for page in manifest["pages"].values():
-        assert (copy / page["file"]).read_bytes() == (made / page["file"]).read_bytes()
+        assert (copy / page["file"]).read_bytes() == (
+            worker / "current" / page["file"]
+        ).read_bytes()
 
-    _term_edit(" A second bake.")
-    web_node, settings.PAGE_BAKE_DIR = settings.PAGE_BAKE_DIR, tmp_path / "worker-pages"
+    with django_capture_on_commit_callbacks(execute=True):  # committed, as an editor's is
+        _term_edit(" A second bake.")
     pages_bake(paths=paths)
     second = build_published(BUILD_KIND)
     first = PublishedBuild.objects.exclude(pk=second.pk).get(kind=BUILD_KIND)
-    unchanged = set(first.files.values()) & set(second.files.values())
-    assert unchanged, "some pages do not show the edited term"
-    settings.PAGE_BAKE_DIR = web_node
-    assert build_follow(BUILD_KIND, settings.PAGE_BAKE_DIR, MANIFEST)
-    copy = settings.PAGE_BAKE_DIR / "current"
+    # A layer on the first: it stores the pages that show the term, and its manifest.
+    assert second.summary["below"] == [first.name]
+    assert 1 < len(second.files) < len(first.files), "some pages do not show the edited term"
+    assert build_follow(BUILD_KIND, web_node, MANIFEST)
+    copy = web_node / "current"
     for relative, sha256 in second.files.items():
         assert hashlib.sha256((copy / relative).read_bytes()).hexdigest() == sha256
-    builds = sorted((settings.PAGE_BAKE_DIR / "builds").iterdir())
-    assert len(builds) == 2, "the node keeps the copy it serves and the one before, no more"
+    served = BakeView(web_node, copy).files()
+    made = BakeView(worker, worker / "current").files()
+    assert served.keys() == made.keys() == set(paths)
+    assert all(served[path].read_bytes() == made[path].read_bytes() for path in paths)
+    builds = sorted((web_node / "builds").iterdir())
+    assert len(builds) == 2, "the node keeps the copy it serves and the layer below, no more"
 
 
 @pytest.mark.parametrize(

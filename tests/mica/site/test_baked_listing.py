@@ -10,7 +10,7 @@ import pytest
 from catalogue.models import TaskDefinition, TaskSurface
 from catalogue.selectors import task_catalogue_list
 from catalogue.services import task_retire
-from mica.site.bake import BakeRefused, bake_current, page_file, pages_bake
+from mica.site.bake import BakeRefused, bake_published, page_file, pages_bake
 from tests.factories import LeadFactory
 from tests.mica.site import test_baked_pages as baked
 from tests.mica.site.test_baked_pages import _outcome, get, manifest
@@ -103,8 +103,8 @@ def test_a_task_leaving_the_catalogue_moves_the_pages_after_it_as_a_full_bake_wo
     after = manifest()
     assert changed_pages(before, after) == set(LISTING)
     assert incremental == _outcome(lambda: pages_bake(paths=LISTING, full=True, publish=False))
-    assert f"task-{paged[5]}" not in (bake_current() / page_file("/tasks/")).read_text()
-    assert f"task-{paged[30]}" in (bake_current() / page_file("/tasks/")).read_text()
+    assert f"task-{paged[5]}" not in bake_published().file("/tasks/").read_text()
+    assert f"task-{paged[30]}" in bake_published().file("/tasks/").read_text()
 
 
 def test_a_location_with_any_other_query_has_no_file_of_its_own():

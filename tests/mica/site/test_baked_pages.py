@@ -8,6 +8,7 @@ with real WSGI environs, in front of Django's real handler, and count the reques
 reach Django.
 """
 
+import hashlib
 import json
 import re
 
@@ -22,7 +23,8 @@ from django.test import RequestFactory
 from catalogue.models import TaskDefinition
 from mica.content.builds import build_published
 from mica.jobs.models import JobRun, JobState
-from mica.site.bake import BUILD_KIND, BakeRefused, bake_current, pages_bake
+from mica.site import bake as bake_module
+from mica.site.bake import BUILD_KIND, BakeRefused, bake_current, bake_published, pages_bake
 from mica.site.baked import BakedPages
 from mica.site.tasks import pages_bake_run
 from tests.factories import HOLDOUT_CANARY, content_changes, holdout_task
@@ -127,7 +129,8 @@ def live(client, path):
 
 
 def manifest():
-    return json.loads((bake_current() / "pages.json").read_text(encoding="utf-8"))
+    """The published bake's manifest, every page listed, whichever layer holds it."""
+    return bake_published().manifest
 
 
 def title_change(text):
@@ -149,7 +152,7 @@ def test_baked_pages_are_answered_before_django_as_django_would(client, baking, 
         answer = get(site, path)
         expected = live(client, path)
         assert answer.status == 200
-        written = (bake_current() / baked[path]["file"]).read_bytes()
+        written = bake_published().file(path).read_bytes()
         assert answer.body == expected.content == written
         for header in ("etag", "last-modified", "vary", "cache-control", "content-language"):
             assert answer.headers[header] == expected[header], (path, header)
@@ -204,10 +207,11 @@ def test_a_post_to_a_baked_address_goes_to_django(baking, site, django_app):
 
 def test_forms_and_signed_in_pages_are_never_baked(baking, client):
     bake()
-    baked, left_live = manifest()["pages"], manifest()["live"]
+    baked, left_live = bake_published().files(), manifest()["live"]
     assert "/submit/" in left_live and "/downloads/" in left_live
-    for path, page in baked.items():
-        body = (bake_current() / page["file"]).read_bytes()
+    assert baked
+    for path, file in baked.items():
+        body = file.read_bytes()
         assert b"csrfmiddlewaretoken" not in body, path
         assert b'method="post"' not in body.lower(), path
 
@@ -305,10 +309,7 @@ def test_task_pages_baked_by_the_hundred_are_the_pages_rendered_one_by_one(
     slugs = list(TaskDefinition.objects.filter(task_set="public").values_list("slug", flat=True))
     paths = [f"{prefix}/tasks/{slug}/" for prefix in ("", "/ko") for slug in slugs[:30]]
     bake(paths)
-    baked = {
-        path: (bake_current() / page["file"]).read_bytes()
-        for path, page in manifest()["pages"].items()
-    }
+    baked = {path: file.read_bytes() for path, file in bake_published().files().items()}
     settings.FRAGMENT_CACHE_SECONDS = 0
     assert baked == {path: live(client, path).content for path in paths}
 
@@ -378,8 +379,43 @@ def test_an_incremental_bake_is_the_full_bake_after_random_changes(baking, seed)
         assert incremental == full, f"after {name}"
         if incremental[0] != "refused":  # a refusal is a tuple, a bake a list
             rendered.append(manifest()["rendered"])
+            assert _as_served() == incremental[0], f"after {name}: the layers serve another bake"
     # Some bake kept pages instead of rendering them, or the comparison proved nothing.
     assert min(rendered) < len(manifest()["pages"])
+
+
+def _as_served():
+    """Each page of the published bake as its layers resolve it, checked against its file."""
+    published = bake_published()
+    for path, file in published.files().items():
+        assert hashlib.sha256(file.read_bytes()).hexdigest() == published.pages[path]["sha256"]
+    return json.loads(json.dumps(published.pages))
+
+
+def test_a_bake_after_an_edit_stores_only_its_pages_on_the_layers_below(baking, monkeypatch):
+    """Issue 31: the bake after a commit "re-renders only the pages that read a changed
+    row ... and copies the rest from the previous build", at the cost of the change: its
+    build holds the pages it rendered and names the layers below. Every MAX_LAYERS-th
+    bake lays every page out again, so a chain never grows without end."""
+    monkeypatch.setattr(bake_module, "MAX_LAYERS", 3)
+    pages_bake(full=True)
+    chains = []
+    for round_ in range(3):
+        baking(title_change(f"Edited in round {round_}"))
+        made = pages_bake()
+        top = bake_current()
+        written = sorted(p.relative_to(top).as_posix() for p in top.rglob("*") if p.is_file())
+        chains.append((len(manifest()["below"]) if "below" in manifest() else 0, len(written)))
+        assert _as_served() == json.loads(json.dumps(made["pages"]))
+        assert f"Edited in round {round_}" in get_served(f"/tasks/{TASK}/")
+    total = len(manifest()["pages"])
+    (one, one_files), (two, two_files), (again, again_files) = chains
+    assert (one, two, again) == (1, 2, 0)
+    assert one_files == two_files < total / 4 and again_files == total + 1  # and the manifest
+
+
+def get_served(path):
+    return bake_published().file(path).read_text(encoding="utf-8")
 
 
 def test_a_task_edit_renders_that_task_s_pages_and_the_listings_not_every_task_page(baking):
