@@ -32,7 +32,8 @@ from mica.exports.selectors import export_current
 from mica.jobs.models import JobRun, JobState
 from mica.jobs.selectors import job_title, worker_heartbeat_age_seconds
 from mica.jobs.workflows import job_run_transition
-from mica.site.bake import MANIFEST, bake_current
+from mica.site.bake import MANIFEST, bake_current, bake_root
+from mica.site.bake_layers import layer_directory, layers_below
 from mica.text import lazy_format
 
 # A job's failure is news for a day, unless a later run of the same job succeeded.
@@ -97,8 +98,12 @@ def _bake():
         # Nothing baked yet: Django renders every page, which this node can do.
         return {"published": False}
     manifest = _bake_manifest(directory)
+    below = layers_below(manifest)
+    for name in below:  # a layer below gone, and the bake cannot be read whole
+        layer_directory(bake_root(), name)
     # A layered bake's top layer lists its own pages and counts them all.
-    return {"published": True, "pages": manifest.get("total", len(manifest["pages"]))}
+    pages = manifest.get("total", len(manifest["pages"]))
+    return {"published": True, "pages": pages, "layers": 1 + len(below)}
 
 
 def _exports():

@@ -223,3 +223,25 @@ def test_the_banner_reuses_its_report_for_a_few_seconds(
     with django_assert_max_num_queries(60) as afresh:
         staff_client.get("/admin/")
     assert len(afresh.captured_queries) > len(first.captured_queries)
+
+
+def test_a_node_missing_a_layer_of_its_bake_is_not_healthy(client, settings, tmp_path):
+    """Issue 31, item 4: /healthz answers for "the current build readable". A bake after a
+    commit is a layer on the ones below it; a node whose copy lost one of them cannot
+    serve that bake, and says so."""
+    import shutil
+
+    from mica.site.bake import bake_published, bake_root, pages_bake
+    from mica.site.bake_layers import layer_directory, layers_below
+
+    settings.PAGE_BAKE_DIR = tmp_path / "pages"
+    pages_bake(paths=["/", "/methodology/"])
+    revisions_bump({"methodology_glossaryterm"})
+    pages_bake(paths=["/", "/methodology/"])
+    healthy = client.get("/healthz").json()["checks"]["bake"]
+    assert healthy == {"ok": True, "published": True, "pages": 2, "layers": 2}
+    (below,) = layers_below(bake_published().manifest)
+    shutil.rmtree(layer_directory(bake_root(), below))
+    answer = client.get("/healthz")
+    assert answer.status_code == 503
+    assert below in answer.json()["checks"]["bake"]["error"]
