@@ -622,7 +622,7 @@ def _reused_paths(build, paths, previous):
             _link(build, directory, entry, folders)
         build.pages[path] = entry
         build.reused.add(path)
-    if layered:
+    if layered and build.reused:  # a bake that renders every page needs nothing below
         below = previous.view.directory.name.removesuffix(COPY_SUFFIX)
         build.below = [below, *layers_below(previous.manifest)]
     return rest
