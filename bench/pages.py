@@ -181,12 +181,13 @@ def uncached_renders(port, renders):
 def timed_bake(full=True):
     """(seconds, pages, MiB, pages rendered) of one bake of the whole sitemap, full or
     after the last one."""
-    from mica.site.bake import bake_current, pages_bake
+    from mica.site.bake import pages_bake
 
     started = time.perf_counter()
     manifest = pages_bake(full=full)
     seconds = time.perf_counter() - started
-    size = sum(f.stat().st_size for f in bake_current().rglob("*") if f.is_file())
+    # Every page of the bake, whichever layer holds it.
+    size = sum(page["size"] for page in manifest["pages"].values())
     return seconds, len(manifest["pages"]), size / 1024 / 1024, manifest["rendered"]
 
 
@@ -551,10 +552,10 @@ def _run(args, var_dir, ports, store):
     timings, canonical_bake = prepare(args.port, args.renders)
     static_dir = var_dir / "static" / STATIC_FOLDER
     static_dir.mkdir(parents=True, exist_ok=True)
-    from mica.site.bake import bake_current, page_file
+    from mica.site.bake import bake_published
 
     for path, name in PAGES:
-        shutil.copyfile(bake_current() / page_file(path), static_dir / f"{name}.html")
+        shutil.copyfile(bake_published().file(path), static_dir / f"{name}.html")
     servers = {
         "baked": _serve(var_dir, ports["baked"], "application", args, store),
         "django": _serve(var_dir, ports["django"], "django_application", args, store),
