@@ -20,7 +20,14 @@ stands.
   attempts of a batch are read in one query; a keeper of the holdout records on it;
 - the two permission refusals name their rule and say why in words;
 - a market and family with no pre-registered set refuses the platform by name, and a set
-  frozen at the very moment the run's day began is too late, not superseded.
+  frozen at the very moment the run's day began is too late, not superseded;
+- an id reused with other content, and an id said twice in a batch (even past a record
+  with no id), are refused in words, the second naming its index;
+- a platform snapshot before 2000 is refused in words; 2000-01-01 and today where it is
+  latest on Earth are accepted;
+- a batch whose attempt another request stored meanwhile is read again and answered;
+- only the current edition's platform sets register a platform;
+- a batch's reads do not grow with the snapshots, tasks, markets and situations it names.
 """
 
 import datetime
@@ -31,13 +38,20 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.db.models.signals import post_init
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from catalogue.models import Applicability, MarketApplicability
-from markets.models import PlatformRegistration
+from markets.models import IntegrationSituation, PlatformRegistration
+from mica.methodology.selectors import edition_current
+from mica.methodology.services import edition_start_draft
 from mica.site.api_docs import api_schema
 from submissions.ingest import (
     RECORDING_PERMISSIONS,
     attempts_counted,
+    attempts_ingest_batch,
     payload_hash,
     recording_grant,
 )
@@ -432,3 +446,166 @@ def test_an_amount_in_usd_with_more_digits_than_recorded_is_refused(client, oper
         assert refused.json()["errors"]["rule"] == ["schema"]
         assert "tool_cost_usd" in refused.json()["errors"]
     assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_recorded_id_sent_with_other_content_is_refused_saying_so(client, operator):
+    """A record sent again is recognised; the same id with other content is another record
+    under an id already taken, refused in words."""
+    sent = attempt_payload()
+    assert post(client, operator, [sent]).status_code == 201
+    changed = {**sent, "wall_clock_seconds": 301.0}
+    refused = post(client, operator, [changed])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["attempt-id-reused"]
+    assert refused.json()["detail"] == (
+        "This attempt id was already recorded with different content."
+    )
+    assert Attempt.objects.get().wall_clock_seconds == 300
+
+
+@pytest.mark.django_db
+def test_an_id_twice_in_a_batch_is_named_with_its_index_after_a_record_without_an_id(
+    client, operator
+):
+    """A batch is all or nothing and its refusal names the attempt: an id said twice is
+    found across the whole batch, even past a record whose id is no id at all."""
+    batch = [
+        attempt_payload(attempt_id=7),
+        attempt_payload(attempt_id="acme-kr-002"),
+        attempt_payload(attempt_id="acme-kr-002", wall_clock_seconds=250.0),
+    ]
+    refused = post(client, operator, batch)
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["detail"] == "The attempt id acme-kr-002 appears twice in this batch."
+    assert refused.json()["errors"] == {
+        "index": ["2"],
+        "rule": ["attempt-id-repeated-in-batch"],
+    }
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_platform_snapshot_before_2000_is_refused_and_the_first_day_of_2000_is_not(
+    client, operator
+):
+    """Seed: "The selected platform, version, snapshot date and ordered fallback list are
+    fixed before systems run": no record goes back before 2000, a date before it is a
+    typing error, refused by name and in words; 2000-01-01 itself is a date a run can
+    have (its platform set frozen the day before)."""
+    refused = post(client, operator, [attempt_payload(platform_snapshot_date="1999-12-31")])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["date-before-2000"]
+    assert refused.json()["detail"] == (
+        "The platform snapshot date is before 2000: no record goes back so far."
+    )
+    PlatformRegistration.objects.filter(pk=kr_calendar_set().pk).update(
+        registered_at=datetime.datetime(1999, 12, 30, tzinfo=datetime.UTC)
+    )
+    first = attempt_payload(platform_snapshot_date="2000-01-01")
+    assert post(client, operator, [first]).status_code == 201
+    assert Attempt.objects.get().platform_snapshot_date == datetime.date(2000, 1, 1)
+
+
+@pytest.mark.django_db
+def test_a_platform_snapshot_of_today_where_it_is_latest_on_earth_is_not_in_the_future(
+    client, operator
+):
+    """Seed: "The selected platform, version, snapshot date and ordered fallback list are
+    fixed before systems run": a snapshot of today at UTC+14 is one a run can have."""
+    latest = (timezone.now() + datetime.timedelta(hours=14)).date()
+    sent = attempt_payload(platform_snapshot_date=latest.isoformat())
+    response = post(client, operator, [sent])
+    assert response.status_code == 201, response.json()
+    assert Attempt.objects.get().platform_snapshot_date == latest
+
+
+@pytest.mark.django_db
+def test_a_batch_whose_attempt_was_stored_meanwhile_is_read_again_and_stored_once(client, operator):
+    """attempts_ingest_batch: "Another request stored some of these attempts between this
+    one's read and its insert (a client's retry racing its first send): read again, they
+    are on file." The first send lands just after this one read the database: the batch
+    is answered, not a server error, and the attempt is on file once."""
+    sent = attempt_payload()
+    landed = []
+
+    def first_send_lands(sender, instance, **kwargs):
+        if landed or instance.pk is not None:
+            return
+        landed.append(instance.attempt_id)
+        attempts_ingest_batch(payloads=[json.loads(json.dumps(sent))], actor=operator)
+
+    post_init.connect(first_send_lands, sender=Attempt, dispatch_uid="first-send-lands")
+    try:
+        response = post(client, operator, [sent])
+    finally:
+        post_init.disconnect(sender=Attempt, dispatch_uid="first-send-lands")
+    assert landed == [sent["attempt_id"]]
+    assert response.status_code in (200, 201), response.json()
+    assert [a["attempt_id"] for a in response.json()["attempts"]] == [sent["attempt_id"]]
+    assert Attempt.objects.get().attempt_id == sent["attempt_id"]
+
+
+@pytest.mark.django_db
+def test_the_set_of_another_edition_does_not_register_a_platform(client, operator):
+    """Seed: "For every market and task, MICA pre-registers a candidate set of platforms":
+    a run is judged by the sets of the edition in force. A set of another edition that
+    names a platform the current set does not name leaves it unregistered."""
+    edition_start_draft(source=edition_current(), slug="preview-0.9")
+    current = edition_current()
+    other = PlatformRegistration.objects.exclude(market_edition__edition=current).get(
+        market_edition__market__code="KR", task_family="email-calendar", status="registered"
+    )
+    other.platforms.filter(rank=1).update(
+        name_en="Hanmail Classic", name_ko="Hanmail Classic", native_name="Hanmail Classic"
+    )
+    refused = post(client, operator, [attempt_payload(platform="Hanmail Classic")])
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["errors"]["rule"] == ["platform-unregistered"]
+    assert not Attempt.objects.exists()
+
+
+def count_queries(client, user, batch):
+    with CaptureQueriesContext(connection) as queries:
+        response = post(client, user, batch)
+    assert response.status_code in (200, 201), response.json()
+    return len(queries.captured_queries)
+
+
+@pytest.mark.django_db
+def test_a_batch_sent_again_reads_as_often_whatever_snapshots_tasks_and_markets_it_names(
+    client, staff, canonical_content
+):
+    """attempts_ingest_batch: "the cost is the database's, not one round trip an attempt":
+    a batch naming two snapshots, two task families and two markets reads the database as
+    many times as a batch of one attempt."""
+    SnapshotFactory(system=SystemFactory(slug="other-agent", name="Other"), version="1.0")
+    other = {"system": "other-agent", "version": "1.0"}
+    one = [rerun(1)]
+    wide = one + [
+        rerun(2, snapshot=other),
+        rerun(3, market="JP"),
+        rerun(4, market="JP", snapshot=other, task="ts-mobile-plan-downgrade"),
+        rerun(5, task="ts-mobile-plan-downgrade"),
+    ]
+    assert post(client, staff, wide).status_code == 201, "recorded first"
+    assert Attempt.objects.count() == 5
+    assert count_queries(client, staff, wide) == count_queries(client, staff, one)
+
+
+@pytest.mark.django_db
+def test_an_attempt_naming_more_situations_reads_no_more(client, staff, canonical_content):
+    """attempts_ingest_batch: "the cost is the database's, not one round trip an attempt":
+    an attempt naming three of its market's integration situations reads the database as
+    many times as one naming one."""
+    situations = list(
+        IntegrationSituation.objects.filter(market_edition__market__code="KR")
+        .order_by("situation_id")
+        .values_list("situation_id", flat=True)[:3]
+    )
+    assert len(situations) == 3
+    assert post(client, staff, [rerun(1)]).status_code == 201
+    reads_one = count_queries(client, staff, [rerun(2, situations=situations[:1])])
+    reads_three = count_queries(client, staff, [rerun(3, situations=situations)])
+    assert reads_three == reads_one
+    assert Attempt.objects.get(attempt_id="acme-kr-003").situations.count() == 3
