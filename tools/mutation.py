@@ -32,6 +32,7 @@ TARGETS = {
             "tests/governance/test_platform_parity.py",
             "tests/governance/test_named_mutants.py",
             "tests/governance/test_contract_completion.py",
+            "tests/governance/test_mutation_killers_gate.py",
         ],
     ),
     "ingestion": (
