@@ -503,7 +503,9 @@ def test_two_systems_naming_one_platform_in_other_words_are_on_the_same_platform
     given task version." A platform is one platform by any of its registered names."""
     publishable_world()
     record(rerun(1), rerun(2), *runs_of("beta-agent", (1, 2), platform="네이버 메일"))
-    for cell in cell_list():
+    cells = list(cell_list())
+    assert cells
+    for cell in cells:
         assert cell.eligible and cell.platform_parity == [], cell.blockers
 
 
