@@ -3,6 +3,7 @@ challenge payloads. One place, so a change to a record's shape is made once."""
 
 import copy
 import datetime
+import json
 
 import factory
 from django.contrib.auth.models import Permission, User
@@ -140,6 +141,13 @@ def api_token(user):
 def api_auth(user):
     """The header that signs an API request in as `user`."""
     return {"HTTP_AUTHORIZATION": f"Token {api_token(user)}"}
+
+
+def attempts_post(client, user, payloads):
+    """POST attempts (one or a batch) to the API as `user`, signed in by token."""
+    return client.post(
+        "/api/v1/attempts/", json.dumps(payloads), content_type="application/json", **api_auth(user)
+    )
 
 
 ATTEMPT = {

@@ -19,7 +19,6 @@ matters. `make mutation` runs this file against the gate (tools/mutation.py).
 """
 
 import datetime
-import json
 import re
 import threading
 
@@ -45,8 +44,8 @@ from tests.factories import (
     SnapshotFactory,
     StaffFactory,
     SystemFactory,
-    api_auth,
     attempt_payload,
+    attempts_post,
     grant,
     publishable_world,
     registered_platform,
@@ -64,9 +63,7 @@ SHOP = "sd-all-in-price-comparison"
 
 
 def post(client, user, payloads):
-    response = client.post(
-        "/api/v1/attempts/", json.dumps(payloads), content_type="application/json", **api_auth(user)
-    )
+    response = attempts_post(client, user, payloads)
     assert response.status_code == 201, response.json()
 
 

@@ -23,7 +23,7 @@ from submissions.models import (
     InvalidationReversal,
     ModelInvocation,
 )
-from tests.factories import LeadFactory, UserFactory, api_auth, publishable_world
+from tests.factories import LeadFactory, UserFactory, api_auth, attempts_post, publishable_world
 from tests.factories import independent_rerun as rerun
 from tests.support import database_flush
 
@@ -51,10 +51,7 @@ def world(canonical_content, staff):
     return publishable_world()
 
 
-def post(client, user, payloads):
-    return client.post(
-        "/api/v1/attempts/", json.dumps(payloads), content_type="application/json", **api_auth(user)
-    )
+post = attempts_post
 
 
 @pytest.fixture

@@ -59,8 +59,8 @@ from submissions.models import Attempt
 from tests.factories import (
     SnapshotFactory,
     SystemFactory,
-    api_auth,
     attempt_payload,
+    attempts_post,
     holdout_keeper,
     holdout_task,
     platform_sets_of_the_examples,
@@ -71,8 +71,7 @@ from tests.governance.test_commerce_proximity import commerce_attempt
 URL = "/api/v1/attempts/"
 
 
-def post(client, user, payloads):
-    return client.post(URL, json.dumps(payloads), content_type="application/json", **api_auth(user))
+post = attempts_post
 
 
 @pytest.mark.django_db
