@@ -64,19 +64,56 @@ def file_digest(path):
     return sha.hexdigest()
 
 
-def _object_put(store, directory, relative, sha256):
-    name = object_name(sha256)
-    if not store.exists(name):
-        with open(directory / relative, "rb") as stream:
-            store.save(name, stream)
+class _Objects:
+    """Whole objects written and read under their names in the build store.
+
+    On S3 through boto3's client, one request an object: django-storages' save (an upload
+    manager with threads of its own per file) and a HEAD before it cost five times the
+    CPU, which at twenty thousand pages was three quarters of a full bake. An object is
+    content-addressed, so sending one the store already holds rewrites the same bytes.
+    """
+
+    def __init__(self, store):
+        self.store = store
+        self.client = store.connection.meta.client if hasattr(store, "bucket_name") else None
+
+    def _key(self, name):
+        return self.store._normalize_name(name)
+
+    def put(self, name, path):
+        if self.client is None:
+            if not self.store.exists(name):
+                with open(path, "rb") as stream:
+                    self.store.save(name, stream)
+            return
+        with open(path, "rb") as stream:
+            self.client.put_object(
+                Bucket=self.store.bucket_name,
+                Key=self._key(name),
+                Body=stream,
+                **self.store.get_object_parameters(name),
+            )
+
+    def copy_to(self, name, target):
+        """Write the object's bytes into the open binary file `target`."""
+        if self.client is None:
+            with self.store.open(name, "rb") as source:
+                shutil.copyfileobj(source, target, 1 << 20)
+            return
+        answer = self.client.get_object(Bucket=self.store.bucket_name, Key=self._key(name))
+        with answer["Body"] as body:
+            shutil.copyfileobj(body, target, 1 << 20)
 
 
 def _objects_put(directory, files, known):
     """Send every file of the build the store does not hold yet (`known`: digests it has)."""
-    store = build_store()
+    objects = _Objects(build_store())
     missing = {sha: relative for relative, sha in files.items() if sha not in known}
     with ThreadPoolExecutor(TRANSFERS) as pool:
-        list(pool.map(lambda sha: _object_put(store, directory, missing[sha], sha), missing))
+        sent = pool.map(
+            lambda sha: objects.put(object_name(sha), directory / missing[sha]), missing
+        )
+        list(sent)
     return len(missing)
 
 
@@ -168,8 +205,8 @@ def _object_fetch(store, objects, sha256):
     cached = objects / sha256
     if not cached.exists():
         partial = objects / f".{sha256}-{os.getpid()}-{threading.get_ident()}"
-        with store.open(object_name(sha256), "rb") as source, open(partial, "wb") as target:
-            shutil.copyfileobj(source, target, 1 << 20)
+        with open(partial, "wb") as target:
+            store.copy_to(object_name(sha256), target)
         if file_digest(partial) != sha256:
             partial.unlink()
             raise OSError(f"object {sha256} does not match its digest")
@@ -179,7 +216,7 @@ def _object_fetch(store, objects, sha256):
 
 def _copy_make(root, build, marker):
     """Lay `build` out under root/builds/<name>/ from the store, the marker last."""
-    store = build_store()
+    store = _Objects(build_store())
     objects = root / "objects"
     objects.mkdir(parents=True, exist_ok=True)
     directory = root / "builds" / f"{build.name}{COPY_SUFFIX}"
