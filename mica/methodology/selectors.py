@@ -15,7 +15,18 @@ from mica.methodology.models import Edition, EditionStatus
 
 def edition_current():
     """The edition the public reads: the newest published, else the newest draft."""
-    editions = Edition.objects.order_by("-published_on", "-pk")
+    return _edition_current(Edition.objects.all())
+
+
+def edition_stamp():
+    """The current edition as every page's shell names it, without its pack texts and
+    catalogue snapshot: a published edition of ten thousand tasks holds megabytes there,
+    and the shell's kept copy was decoded again for each of twenty thousand pages."""
+    return _edition_current(Edition.objects.defer("pack_texts", "catalogue_snapshot"))
+
+
+def _edition_current(editions):
+    editions = editions.order_by("-published_on", "-pk")
     return (
         editions.filter(status=EditionStatus.PUBLISHED).first()
         or editions.filter(status=EditionStatus.DRAFT).first()

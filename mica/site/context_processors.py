@@ -2,7 +2,7 @@ from django.conf import settings
 from django.utils import translation
 
 from mica.content.fragments import computed
-from mica.methodology.selectors import edition_current
+from mica.methodology.selectors import edition_stamp
 from mica.site.i18n import localized_path
 from mica.site.navigation import routed_pages
 
@@ -43,6 +43,6 @@ def site_shell(request):
         "primary_pages": [p for p in pages if p["primary"]],
         "index_pages": pages,
         # Two queries a page, for a record that changes with each publication.
-        "current_edition": computed("current-edition", edition_current),
+        "current_edition": computed("current-edition", edition_stamp),
         "indexable": settings.PUBLIC_SITE,
     }

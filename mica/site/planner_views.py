@@ -12,7 +12,7 @@ from django.views.decorators.http import require_safe
 
 from catalogue.models import Applicability
 from mica.content.fragments import computed
-from mica.methodology.selectors import edition_current
+from mica.methodology.selectors import edition_current, edition_stamp
 from mica.site import planner
 from mica.site.planner import ScopeMode
 
@@ -124,7 +124,7 @@ def _initial_body():
     """Whether the initial scope is valid (the title says so) and the page's body as HTML."""
     context = _evaluate_context({})
     # Rendered apart from the page, the body does not see the shell's edition.
-    context["current_edition"] = edition_current()
+    context["current_edition"] = edition_stamp()
     return context["scope"].valid, mark_safe(render_to_string(BODY_TEMPLATE, context))
 
 

@@ -199,3 +199,27 @@ def test_kept_pages_run_a_constant_number_of_queries(
 # contracts, the chapters and the live figures are read by none: a kept fragment
 # declares its tables to the page cache without a query.
 WARM_QUERIES = {"/tasks/": 2, "/methodology/": 4}
+
+
+def test_a_page_shell_keeps_the_published_edition_without_its_snapshot(
+    client, canonical_content, renders
+):
+    """Every page names the current edition; a published edition carries its catalogue
+    snapshot (megabytes at ten thousand tasks), which the shell never shows. Kept whole,
+    it was decoded again for every page a bake rendered, tripling a publication's bake."""
+    from django.test import RequestFactory
+
+    from mica.methodology.models import Edition
+    from mica.methodology.services import edition_publish
+    from mica.site.context_processors import site_shell
+    from tests.factories import LeadFactory
+
+    edition = Edition.objects.get(slug="preview-0.1")
+    edition_publish(edition_id=edition.pk, actor=LeadFactory())
+    edition.refresh_from_db()
+    assert edition.catalogue_snapshot, "a published edition keeps its catalogue snapshot"
+    assert edition.version_label_en in client.get("/markets/").content.decode()
+    for _kept in range(2):  # made, then taken from the fragment cache
+        shown = site_shell(RequestFactory().get("/markets/"))["current_edition"]
+        assert shown.pk == edition.pk and shown.version_label == edition.version_label
+        assert {"catalogue_snapshot", "pack_texts"} <= shown.get_deferred_fields()
