@@ -235,7 +235,7 @@ def test_a_second_beat_waits_while_the_first_holds_the_lock(redis_broker, tmp_pa
         wait_for(held_by(second), timeout=30)
 
         def second_sends():
-            """the second beat to say it sends the schedule (logged just after it takes the lease)"""
+            """the second beat to say it sends the schedule (logged once it took the lease)"""
             return "it sends the schedule" in Path(tmp_path / "second.log").read_text()
 
         wait_for(second_sends, timeout=10)
