@@ -306,3 +306,32 @@ def test_a_parity_conflict_on_a_holdout_task_blocks_without_naming_it(client, st
     assert "platform-parity" in beta_cell.blockers
     assert [c["task"] for c in beta_cell.platform_parity] == [None]
     assert "ec-secret-holdout-item" not in client.get(f"/evidence/{beta_cell.cell_id}/").text
+
+
+def test_judging_parity_reads_what_a_conflict_names_with_the_cells(
+    client, staff, beta, django_capture_on_commit_callbacks
+):
+    """A conflict names the other cell by its system, market and family: the table's cells
+    are read with them, so judging parity costs no query per conflict."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from governance.models import GateCell
+
+    accept_outage_of_the_primary()
+    fallback = registered_platform("KR", rank=2)
+    with django_capture_on_commit_callbacks(execute=True):
+        runs = [rerun(1), rerun(2), *beta_runs(fallback, fallback=True)]
+        assert post(client, staff, runs).status_code == 201
+    acme = cell_of("acme-agent")
+    with CaptureQueriesContext(connection) as queries:
+        cell_recompute(acme.snapshot_id, acme.market_id, acme.family_id)
+    assert cell_of("acme-agent").platform_parity, "the recompute judged a conflict"
+    named = [GateCell.snapshot.field, GateCell.market.field, GateCell.family.field]
+    tables = [field.related_model._meta.db_table for field in named]
+    tables.append(beta.system._meta.db_table)
+    one_by_one = [
+        q["sql"] for q in queries.captured_queries
+        for table in tables if f'FROM "{table}" WHERE "{table}"."id" = ' in q["sql"]
+    ]  # fmt: skip
+    assert one_by_one == []
