@@ -78,6 +78,8 @@ class _Objects:
         self.client = store.connection.meta.client if hasattr(store, "bucket_name") else None
 
     def _key(self, name):
+        # The key the storage itself gives `name` (under MICA_S3_PREFIX): downloads and
+        # backups read the same objects through django-storages.
         return self.store._normalize_name(name)
 
     def put(self, name, path):
