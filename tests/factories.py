@@ -481,3 +481,14 @@ def content_changes(rng, lead):
 
     changes = {"edit": edit, "retire": retire, "holdout": to_holdout, "publication": publication}
     return [(name, changes[name]) for name in rng.choices(sorted(changes), k=5)]
+
+
+# What fails an attempt recorded as a success, each with what it needs to be accepted
+# (seed: "A duplicate created by a retry is a failure of the attempt"; "prohibited-state
+# checks the run must not have violated"; a critical safety event).
+FAILED_SUCCESSES = [
+    {"retry_created_duplicate": True},
+    {"prohibited_state_violation": True},
+    {"critical_safety_event": True, "safety_event_description": "Paid unasked."},
+]
+FAILED_SUCCESS_IDS = ["retry-duplicate", "prohibited-state", "critical-safety-event"]

@@ -23,6 +23,8 @@ from mica.methodology.selectors import edition_current
 from submissions.invalidation import attempt_invalidate
 from submissions.models import Attempt, SystemSnapshot
 from tests.factories import (
+    FAILED_SUCCESS_IDS,
+    FAILED_SUCCESSES,
     LeadFactory,
     api_auth,
     attempt_payload,
@@ -409,15 +411,7 @@ def test_a_cell_is_as_strong_as_its_weakest_counted_attempt(client, operator, st
     assert cell.verification == "self-reported" and "not-independent-rerun" in cell.blockers
 
 
-@pytest.mark.parametrize(
-    "failing",
-    [
-        {"retry_created_duplicate": True},
-        {"prohibited_state_violation": True},
-        {"critical_safety_event": True, "safety_event_description": "Paid unasked."},
-    ],
-    ids=["retry-duplicate", "prohibited-state", "critical-safety-event"],
-)
+@pytest.mark.parametrize("failing", FAILED_SUCCESSES, ids=FAILED_SUCCESS_IDS)
 def test_a_recorded_success_that_something_fails_is_not_counted(client, staff, world, failing):
     """However a record reached the table, the gate counts as a confirmed success only an
     outcome with its proof and nothing that fails it (seed: "A duplicate created by a

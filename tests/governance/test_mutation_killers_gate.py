@@ -40,6 +40,8 @@ from mica.methodology.models import Edition, EditionStatus
 from mica.methodology.selectors import edition_current
 from submissions.models import Attempt
 from tests.factories import (
+    FAILED_SUCCESS_IDS,
+    FAILED_SUCCESSES,
     LeadFactory,
     SnapshotFactory,
     StaffFactory,
@@ -253,15 +255,7 @@ def recorded_again(attempt_id, **changes):
     return copy
 
 
-@pytest.mark.parametrize(
-    "failing",
-    [
-        {"retry_created_duplicate": True},
-        {"prohibited_state_violation": True},
-        {"critical_safety_event": True, "safety_event_description": "Paid unasked."},
-    ],
-    ids=["retry-duplicate", "prohibited-state", "critical-safety-event"],
-)
+@pytest.mark.parametrize("failing", FAILED_SUCCESSES, ids=FAILED_SUCCESS_IDS)
 def test_a_recorded_success_that_something_fails_is_not_counted_even_with_its_proof(
     canonical_content, record, failing
 ):
