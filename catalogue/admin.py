@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.formats import date_format
@@ -30,6 +31,7 @@ from catalogue.services import (
     task_promote,
     task_retire,
     task_version_make_current,
+    task_version_start_next,
     task_version_touch,
 )
 from catalogue.workflows import ACTION_LABELS, REVIEW_TRANSITIONS, review_transition
@@ -153,6 +155,20 @@ class TaskVersionPartInline(BilingualInline):
     def korean_approved_at(self, obj):
         return korean_review_approved_at(obj.version_id)
 
+    # A frozen version's parts are shown, never added, changed or removed.
+    def has_add_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_delete_permission(request, obj)
+
+
+def _frozen(version):
+    return isinstance(version, models.TaskVersion) and version.frozen
+
 
 class ContractClauseInline(TaskVersionPartInline, TranslationStackedInline):
     model = models.ContractClause
@@ -178,7 +194,7 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
     list_filter = ("definition__family", "surface", "termination_class", "declared_complexity")
     search_fields = ("definition__slug", "title_en", "title_ko")
     list_select_related = ("definition",)
-    readonly_fields = ("content_hash", "editors")
+    readonly_fields = ("content_hash", "frozen_at", "editors")
     autocomplete_fields = ("definition",)
     inlines = [ContractClauseInline, MarketApplicabilityInline]
 
@@ -225,6 +241,14 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
         ):
             self.message_user(request, _("%(version)s is now current.") % {"version": version})
 
+    # A frozen version is read-only here as in the database: its one action is a new
+    # version started from it (start_next_view).
+    def has_change_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_delete_permission(request, obj)
+
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         if obj is not None and obj.validation_event() is not None:
@@ -250,6 +274,8 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
         if obj is not None:
             # The rules promotion judges, as they stand for the saved version.
             context["validation_checklist"] = task_validation_checklist(obj)
+            context["frozen_version"] = obj.frozen
+            context["may_start_next"] = self.has_add_permission(request)
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     def save_related(self, request, form, formsets, change):
@@ -261,10 +287,40 @@ class TaskVersionAdmin(HoldoutScopedAdmin, HistoryAdmin, BilingualAdmin, Transla
 
     def get_urls(self):
         matrix = self.admin_site.admin_view(self.translation_status_view)
+        start_next = self.admin_site.admin_view(self.start_next_view)
         return [
             path("translation-status/", matrix, name="catalogue_taskversion_translation_status"),
+            path(
+                "<path:object_id>/start-next/",
+                start_next,
+                name="catalogue_taskversion_start_next",
+            ),
             *super().get_urls(),
         ]
+
+    def start_next_view(self, request, object_id):
+        """POST: a draft copied from this version under the next free number, opened for
+        editing. The only way to change a frozen version's text."""
+        source = self.get_object(request, object_id)
+        if source is None or not self.has_view_permission(request, source):
+            raise PermissionDenied
+        if request.method != "POST" or not self.has_add_permission(request):
+            raise PermissionDenied
+        try:
+            draft = task_version_start_next(version_id=source.pk, actor=request.user)
+        except DomainError as refusal:
+            self.message_user(request, refusal.message, messages.ERROR)
+            return redirect(reverse("admin:catalogue_taskversion_change", args=[source.pk]))
+        self.message_user(
+            request,
+            gettext(
+                "%(draft)s is a new draft copied from %(source)s. Edit it, then submit it "
+                "for local review; %(source)s stays as it was approved."
+            )
+            % {"draft": draft, "source": source},
+            messages.SUCCESS,
+        )
+        return redirect(reverse("admin:catalogue_taskversion_change", args=[draft.pk]))
 
     def translation_status_view(self, request):
         """Task × language × the source version each market's approved review covers."""

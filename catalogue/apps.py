@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
 
@@ -9,12 +10,36 @@ class CatalogueConfig(AppConfig):
     def ready(self):
         # Imported once the app registry is ready, as models must be.
         from catalogue.selectors import catalogue_figures, catalogue_frozen, task_catalogue_snapshot
+        from catalogue.services import task_versions_freeze
         from mica.methodology import extensions
 
         extensions.live_figures_register(catalogue_figures)
         extensions.frozen_count_register(catalogue_frozen)
         extensions.catalogue_register(task_catalogue_snapshot)
+        extensions.catalogue_freeze_register(task_versions_freeze)
         self._task_rows_register()
+        self._frozen_rows_register()
+
+    def _frozen_rows_register(self):
+        """A frozen version's row and its parts are fixed in the database too."""
+        from mica.frozen_rows import (
+            FrozenRows,
+            frozen_rows_register,
+            frozen_triggers_after_migrate,
+        )
+
+        frozen_rows_register(
+            FrozenRows(
+                table="catalogue_taskversion",
+                frozen="{row}.frozen_at IS NOT NULL",
+                what="a validated or published task version",
+                children=(
+                    ("catalogue_contractclause", "version_id"),
+                    ("catalogue_marketapplicability", "version_id"),
+                ),
+            )
+        )
+        post_migrate.connect(frozen_triggers_after_migrate, sender=self, dispatch_uid="frozen-rows")
 
     def _task_rows_register(self):
         """The rows of the task tables belong to one task's page each (mica.content.rows):

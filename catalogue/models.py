@@ -3,7 +3,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
@@ -151,20 +151,46 @@ def references_refused(version):
     )
 
 
+def version_frozen_refused(version):
+    """Why a frozen version's text does not change, and what to do instead."""
+    return InvalidTransition(
+        gettext(
+            "%(version)s is frozen: it was validated or a published edition holds it, so "
+            "its text is this version number's for good. Start a new version from it, "
+            "and the new version goes through local review."
+        )
+        % {"version": version}
+    )
+
+
 class TaskVersionQuerySet(models.QuerySet):
     def validated(self):
         """Versions a decision of the method lead validated."""
         decisions = TaskEvent.objects.filter(action__in=VALIDATING_ACTIONS).values("version")
         return self.filter(pk__in=decisions)
 
+    def frozen(self):
+        """Versions whose text is fixed for good: validated, or held by a published edition."""
+        return self.filter(frozen_at__isnull=False)
+
+    def public(self):
+        """Versions a reader may see: the task's current one and every frozen one. A draft,
+        a version in review or one turned down appears on no public page, API answer,
+        sitemap, search result, feed or export."""
+        return self.filter(Q(frozen_at__isnull=False) | Q(definition__current_version=F("pk")))
+
     def update(self, **values):
-        """No update moves the references of a validated version (the model-level guard
-        of TaskVersion.save, for writes that do not go through it)."""
-        references = {name: value for name, value in values.items() if name in REFERENCE_FIELDS}
-        if references:
-            changed = self.validated().exclude(**references).first()
-            if changed is not None:
-                raise references_refused(changed)
+        """No update changes a frozen version (the model-level guard of TaskVersion.save,
+        for writes that do not go through it); freezing one is the only write left."""
+        changing = {name: value for name, value in values.items() if name != "frozen_at"}
+        if changing:
+            # A frozen row that would hold anything else than it does (the same values
+            # written again change nothing, as the database's trigger also judges).
+            frozen = self.frozen().exclude(**changing).first()
+            if frozen is not None:
+                if set(changing) <= set(REFERENCE_FIELDS):
+                    raise references_refused(frozen)
+                raise version_frozen_refused(frozen)
         return super().update(**values)
 
 
@@ -221,6 +247,9 @@ class TaskVersion(models.Model):
         _("cost reference (USD)"), max_digits=9, decimal_places=4, null=True, blank=True
     )
     content_hash = models.CharField(_("content hash"), max_length=64, editable=False)
+    # Set once, when the method lead validates the version or an edition that holds it is
+    # published; from then on every column is fixed, down to the database (mica.frozen_rows).
+    frozen_at = models.DateTimeField(_("frozen"), null=True, blank=True, editable=False)
     editors = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
@@ -260,17 +289,47 @@ class TaskVersion(models.Model):
         return f"{self.definition.slug} {self.version}"
 
     def save(self, *args, **kwargs):
-        fields = kwargs.get("update_fields")
-        if self.pk is not None and (fields is None or set(fields) & set(REFERENCE_FIELDS)):
-            self._references_guard()
+        if self.pk is not None:
+            self._frozen_guard(kwargs.get("update_fields"))
         super().save(*args, **kwargs)
 
-    def _references_guard(self):
-        stored = TaskVersion.objects.filter(pk=self.pk).values(*REFERENCE_FIELDS).first()
-        if stored is None or _references(stored) == self.references():
+    def delete(self, *args, **kwargs):
+        if self.pk is not None and TaskVersion.objects.frozen().filter(pk=self.pk).exists():
+            raise version_frozen_refused(self)
+        return super().delete(*args, **kwargs)
+
+    def _frozen_guard(self, update_fields):
+        """Refuse a save that would change a frozen version's stored text."""
+        fields = [
+            f
+            for f in self._meta.concrete_fields
+            if not f.primary_key and (update_fields is None or f.name in update_fields)
+        ]
+        stored = (
+            TaskVersion.objects.filter(pk=self.pk)
+            .values("frozen_at", *(f.attname for f in fields))
+            .first()
+        )
+        if stored is None or stored["frozen_at"] is None:
             return
-        if self.validation_event() is not None:
+        changed = {
+            f.name
+            for f in fields
+            if f.to_python(stored[f.attname]) != f.to_python(getattr(self, f.attname))
+        }
+        if changed and changed <= set(REFERENCE_FIELDS):
             raise references_refused(self)
+        if changed:
+            raise version_frozen_refused(self)
+
+    @property
+    def frozen(self):
+        return self.frozen_at is not None
+
+    @property
+    def short_hash(self):
+        """The content hash as people quote it: its first twelve hex digits."""
+        return self.content_hash[:12]
 
     @property
     def handoff_is_completion(self):
@@ -305,13 +364,37 @@ def _references(values):
     }
 
 
+class VersionPart(models.Model):
+    """A part of a version's contract (a clause, a market's applicability): added, changed
+    or removed only while its version is not frozen."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            stored = type(self).objects.filter(pk=self.pk).values_list("version_id", flat=True)
+            for version_id in stored:
+                self._refuse_if_frozen(version_id)
+        self._refuse_if_frozen(self.version_id)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        self._refuse_if_frozen(self.version_id)
+        return super().delete(*args, **kwargs)
+
+    def _refuse_if_frozen(self, version_id):
+        if TaskVersion.objects.frozen().filter(pk=version_id).exists():
+            raise version_frozen_refused(TaskVersion.objects.get(pk=version_id))
+
+
 class ClauseKind(models.TextChoices):
     OBLIGATION = "obligation", _("Obligation")
     INVARIANT = "invariant", _("Invariant")
     PROHIBITED = "prohibited", _("Prohibited state")
 
 
-class ContractClause(models.Model):
+class ContractClause(VersionPart):
     """One obligation, invariant or prohibited state of a task version's contract."""
 
     version = models.ForeignKey(
@@ -344,7 +427,7 @@ class Applicability(models.TextChoices):
 APPLYING = (Applicability.APPLICABLE, Applicability.VARIANT_REQUIRED)
 
 
-class MarketApplicability(models.Model):
+class MarketApplicability(VersionPart):
     version = models.ForeignKey(
         TaskVersion,
         on_delete=models.CASCADE,

@@ -225,8 +225,8 @@ def task_public_get(slug):
 
 def task_pages_read(slugs):
     """The public tasks among `slugs` with all their own pages show: their contracts, their
-    versions newest first (`versions_newest`), the approvals in force of the current
-    version (its `reviews_shown`: approved, of the content as it stands, so neither a
+    public versions newest first (`versions_newest`: never a draft), the approvals in force
+    of the current version (its `reviews_shown`: approved, of the content as it stands, so neither a
     voided approval nor a round in progress) and the exposure record; in seven queries
     however many."""
     return list(
@@ -235,7 +235,7 @@ def task_pages_read(slugs):
         .prefetch_related(
             Prefetch(
                 "versions",
-                queryset=TaskVersion.objects.order_by("-created_at", "-pk"),
+                queryset=TaskVersion.objects.public().order_by("-created_at", "-pk"),
                 to_attr="versions_newest",
             ),
             Prefetch(

@@ -175,3 +175,49 @@ def review_comment_resolve(*, comment_id, actor):
         comment.resolved_by = actor
         comment.save()
     return comment
+
+
+# --- Frozen versions --------------------------------------------------------------------
+
+
+def task_versions_freeze(snapshot):
+    """Fix for good the versions a published edition's catalogue holds (its snapshot's
+    slug and version pairs): cited by an edition, a text never changes under its number."""
+    held = {(entry["slug"], entry["version"]) for entry in snapshot}
+    rows = TaskVersion.objects.filter(
+        definition__slug__in={slug for slug, _version in held}, frozen_at=None
+    ).values_list("pk", "definition__slug", "version")
+    keys = [pk for pk, slug, number in rows if (slug, number) in held]
+    TaskVersion.objects.filter(pk__in=keys).update(frozen_at=timezone.now())
+
+
+def _next_free_number(version):
+    """The next minor number after `version`'s that its task has not used: 1.0.0 -> 1.1.0."""
+    major, minor, _patch = (int(part) for part in version.version.split("."))
+    taken = set(version.definition.versions.values_list("version", flat=True))
+    while f"{major}.{minor}.0" in taken:
+        minor += 1
+    return f"{major}.{minor}.0"
+
+
+def task_version_start_next(*, version_id, actor):
+    """A draft copied from a version (its texts, clauses and applicability) under the next
+    free number: how a frozen version's text is changed, through local review again."""
+    with transaction.atomic():
+        source = TaskVersion.objects.select_related("definition").get(pk=version_id)
+        if source.definition.task_set == "holdout" and not holdout_access(actor):
+            raise PermissionRefused(_("There is no such task version."))
+        clauses = list(source.clauses.all())
+        applicability = list(source.applicability.all())
+        draft = TaskVersion.objects.get(pk=version_id)
+        draft.pk = draft.id = None
+        draft.version = _next_free_number(source)
+        draft.frozen_at = None
+        draft._state.adding = True
+        draft.save()
+        for part in (*clauses, *applicability):
+            part.pk = part.id = None
+            part.version = draft
+            part._state.adding = True
+            part.save()
+        return task_version_touch(version=draft, actor=actor)

@@ -2,10 +2,12 @@
 that applies it."""
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 
 from catalogue.models import (
+    VALIDATING_ACTIONS,
     Lifecycle,
     LocalReview,
     ReviewEvent,
@@ -231,6 +233,11 @@ def task_transition(*, definition_id, action, actor, version_id=None, reason="")
         if reason:
             definition._change_reason = reason
         definition.save()
+        if action in VALIDATING_ACTIONS and version is not None:
+            # Validated: its text is this version number's for good (mica.frozen_rows).
+            TaskVersion.objects.filter(pk=version.pk, frozen_at=None).update(
+                frozen_at=timezone.now()
+            )
         TaskEvent.objects.create(
             definition=definition,
             version=version,

@@ -4,9 +4,41 @@ from django.utils.translation import gettext_lazy as _
 
 from mica.scoring import Blocker
 from mica.workflows import DecisionEvent, decision_role_label
-from submissions.models import DataStatus
+from submissions.models import DataStatus, Verification
 
 STALE = Blocker.STALE.value
+
+
+class Standing(models.TextChoices):
+    """What a cell's figures are, in the words a reader needs. Seed 000: "Verification.
+    Independent rerun only. Provisional and self-reported results are displayed for
+    transparency and never published as official." and "Demo and preview data can never
+    be publication eligible." "Official" is an independent rerun in a cell that passed
+    the gate, and nothing else."""
+
+    OFFICIAL = "official", _("Official: an independent rerun that passed the gate")
+    WITHHELD = "withheld", _("Independent rerun, withheld by the gate")
+    PROVISIONAL = (
+        "provisional",
+        _("Provisional: displayed for transparency, never published as official"),
+    )
+    SELF_REPORTED = (
+        "self-reported",
+        _("Self-reported: displayed for transparency, never published as official"),
+    )
+    DEMO = "demo", _("Demo data: never published")
+    PREVIEW = "preview", _("Preview data: never published")
+
+
+def standing_of(*, verification, data_status, eligible):
+    """The one rule of the label "Official", for pages, API answers and exports alike."""
+    if data_status in (DataStatus.DEMO, DataStatus.PREVIEW):
+        return Standing(data_status)
+    if verification == Verification.SELF_REPORTED:
+        return Standing.SELF_REPORTED
+    if verification != Verification.INDEPENDENT_RERUN:
+        return Standing.PROVISIONAL
+    return Standing.OFFICIAL if eligible else Standing.WITHHELD
 
 
 class GateCell(models.Model):
@@ -108,6 +140,12 @@ class GateCell(models.Model):
     def eligible(self):
         """Publication eligible as of now: computed eligible, under the current inputs."""
         return self.publication_eligible and self.is_fresh
+
+    @property
+    def standing(self):
+        return standing_of(
+            verification=self.verification, data_status=self.data_status, eligible=self.eligible
+        )
 
     @property
     def cell_id(self):

@@ -32,6 +32,7 @@ def standing(cell):
     return {
         "verification": Verification(cell.verification).label,
         "data_status": DataStatus(cell.data_status).label,
+        "standing": cell.standing.label,
     }
 
 
@@ -52,6 +53,15 @@ def _standing_rows(cell):
             _(
                 "The weakest data status among the cell's attempts; demo and preview data "
                 "are never published."
+            ),
+        ),
+        (
+            _("Standing"),
+            words["standing"],
+            _(
+                "Official only for an independent rerun in a cell that passed the gate; "
+                "provisional and self-reported results are displayed for transparency and "
+                "never published as official."
             ),
         ),
     ]

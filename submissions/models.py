@@ -24,9 +24,14 @@ class Verification(models.TextChoices):
 
 
 class DataStatus(models.TextChoices):
+    """Whether records are illustrations or measurements. The code "official" is the
+    method's vocabulary for measured data; it says nothing of publication, so its label
+    is "Measured": only an independent rerun in a cell that passed the gate is called
+    official (governance.models.Standing)."""
+
     DEMO = "demo", _("Demo")
     PREVIEW = "preview", _("Preview")
-    OFFICIAL = "official", _("Official")
+    OFFICIAL = "official", _("Measured")
 
 
 class System(models.Model):

@@ -24,6 +24,10 @@ class CellSerializer(serializers.ModelSerializer):
     blockers = serializers.ListField(source="reasons", child=serializers.CharField())
     publication_eligible = serializers.BooleanField(source="eligible")
     blocker_sentences = serializers.SerializerMethodField()
+    # "official" only for an independent rerun in a cell that passed the gate
+    # (governance.models.standing_of); `data_status` alone never says so.
+    standing = serializers.CharField(source="standing.value")
+    standing_sentence = serializers.SerializerMethodField()
 
     class Meta:
         model = GateCell
@@ -52,12 +56,21 @@ class CellSerializer(serializers.ModelSerializer):
             "platform_parity",
             "verification",
             "data_status",
+            "standing",
+            "standing_sentence",
             "blockers",
             "blocker_sentences",
             "publication_eligible",
             "task_scores",
             "components",
         ]
+
+    def get_standing_sentence(self, obj) -> dict:
+        sentence = {}
+        for language in LANGUAGES:
+            with translation.override(language):
+                sentence[language] = str(obj.standing.label)
+        return sentence
 
     def get_blocker_sentences(self, obj) -> list[dict]:
         sentences = []

@@ -25,6 +25,7 @@ from submissions.selectors import challenge_public_list
 # scores), with reliability across repeats and the memory record flattened into columns.
 NESTED = (
     "blocker_sentences",
+    "standing_sentence",
     "task_scores",
     "components",
     "reliability",

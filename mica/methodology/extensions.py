@@ -17,6 +17,7 @@ _live_figures = []
 _publication_checks = []
 _frozen_counts = []
 _catalogue = []
+_catalogue_freezes = []
 _corrections = []
 _open_challenges = []
 _edition_records = {}
@@ -62,6 +63,17 @@ def catalogue_register(snapshot):
 
 def catalogue_snapshot():
     return _one(_catalogue, "the task catalogue")()
+
+
+def catalogue_freeze_register(freeze):
+    """`freeze(snapshot)` -> fix for good the records a published edition's catalogue
+    snapshot holds (its task versions)."""
+    _catalogue_freezes.append(freeze)
+
+
+def catalogue_freeze(snapshot):
+    for freeze in _catalogue_freezes:
+        freeze(snapshot)
 
 
 def corrections_register(by_section):

@@ -11,6 +11,7 @@ from mica.bilingual import LANGUAGES
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.methodology import models
 from mica.methodology.extensions import (
+    catalogue_freeze,
     catalogue_snapshot,
     edition_drafted,
     frozen_counts_registered,
@@ -402,7 +403,9 @@ def edition_task_catalogue(edition):
 
 def edition_freeze_catalogue(edition):
     """Freeze the live catalogue into an edition published as canonical content is loaded."""
-    models.Edition.objects.filter(pk=edition.pk).update(catalogue_snapshot=catalogue_snapshot())
+    snapshot = catalogue_snapshot()
+    models.Edition.objects.filter(pk=edition.pk).update(catalogue_snapshot=snapshot)
+    catalogue_freeze(snapshot)
 
 
 def edition_publish(*, edition_id, actor):
@@ -425,4 +428,5 @@ def edition_publish(*, edition_id, actor):
         edition.version_label_ko = _published_label(edition.version_label_ko, "ko")
         edition.catalogue_snapshot = catalogue_snapshot()
         edition.save()
+        catalogue_freeze(edition.catalogue_snapshot)
     return edition

@@ -74,19 +74,22 @@ def test_a_version_is_made_current_only_by_the_rules(people, task):
     assert "먼저 과제를 승격하세요" in in_korean.value.message
 
     approve_in_korea(newer, people)
-    task_promote(definition_id=task.pk, actor=lead, version_id=newer.pk)
-    with pytest.raises(PermissionRefused):
-        task_version_make_current(version_id=newer.pk, actor=people["author"])
     newer.title_en = "An edit after the approval"
     newer.save()
     task_version_touch(version=newer, actor=people["author"])
     with pytest.raises(ValidationFailed) as voided:
-        task_version_make_current(version_id=newer.pk, actor=lead)
+        task_promote(definition_id=task.pk, actor=lead, version_id=newer.pk)
     assert "no approved local review in KR" in voided.value.message
-    task.refresh_from_db()
-    assert task.current_version_id != newer.pk
 
     approve_in_korea(newer, {**people, "reviewer": people["second_reviewer"]})
+    task_promote(definition_id=task.pk, actor=lead, version_id=newer.pk)
+    with pytest.raises(PermissionRefused):
+        task_version_make_current(version_id=newer.pk, actor=people["author"])
+    # Validated, the version's text is its number's for good: a change is a new version.
+    newer.title_en = "An edit after the validation"
+    with pytest.raises(InvalidTransition) as frozen:
+        newer.save()
+    assert "is frozen" in frozen.value.message
     task_version_make_current(version_id=newer.pk, actor=lead)
     task.refresh_from_db()
     assert task.current_version_id == newer.pk and task.lifecycle == "validated"

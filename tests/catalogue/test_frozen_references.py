@@ -20,7 +20,12 @@ from catalogue.models import (
     TaskVersion,
 )
 from catalogue.rules import task_version_content, task_version_hash
-from catalogue.services import task_promote, task_version_make_current, task_version_touch
+from catalogue.services import (
+    task_promote,
+    task_version_make_current,
+    task_version_start_next,
+    task_version_touch,
+)
 from catalogue.workflows import review_transition
 from markets.models import Market
 from mica.errors import InvalidTransition
@@ -98,9 +103,12 @@ def test_a_validated_versions_references_never_change(validated):
     stored = TaskVersion.objects.get(pk=validated.pk)
     assert stored.references() == validated.references()
     stored.speed_reference_seconds = 240  # the value it has, written another way
-    stored.title_en = "A clearer title"
     stored.save()
     TaskVersion.objects.filter(pk=validated.pk).update(cost_reference_usd="0.0500")
+    # Nor does any other field: validated, the whole text is the number's (issue 41).
+    stored.title_en = "A clearer title"
+    with pytest.raises(InvalidTransition, match="is frozen"):
+        stored.save()
     with translation.override("ko"), pytest.raises(InvalidTransition) as in_korean:
         TaskVersion.objects.filter(pk=validated.pk).update(reference_sample_size=1)
     assert "사전 등록" in in_korean.value.message and "새 버전" in in_korean.value.message
@@ -109,14 +117,10 @@ def test_a_validated_versions_references_never_change(validated):
 def test_a_version_made_current_is_validated_too(validated, people, task):
     """Making a newer version current validates it: its references are fixed from then;
     it carries references of its own (a change of reference is a new version)."""
-    newer = TaskVersion.objects.get(pk=validated.pk)
-    parts = [*newer.clauses.all(), *newer.applicability.all()]
-    newer.pk, newer.version, newer.content_hash = None, "1.1.0", ""
+    newer = task_version_start_next(version_id=validated.pk, actor=people["author"])
+    assert newer.version == "1.1.0" and not newer.frozen
     newer.speed_reference_seconds = Decimal("200.00")
     newer.save()
-    for part in parts:
-        part.pk, part.version = None, newer
-        part.save()
     newer = task_version_touch(version=newer)
     approved_in_korea(newer, people, reviewer="second_reviewer")
     newer.cost_reference_usd = Decimal("0.0400")  # not validated yet: still the author's
@@ -142,10 +146,11 @@ def test_the_admin_shows_the_references_locked_and_why(client, people, validated
     assert "Different references need a new version." in page.text
     korean = client.get(f"/ko{url}").text
     assert "고정됨: 이 버전은" in korean and "새 버전을 만드세요" in korean
-    data = form_data(page.text)
+    # The change form itself (the page's other form starts a new version from this one).
+    data = form_data(page.text, "taskversion_form")
     data.update(speed_reference_seconds="1", cost_reference_usd="0.0001")
     response = client.post(url, data)
-    assert response.status_code == 302
+    assert response.status_code == 403
     assert TaskVersion.objects.get(pk=validated.pk).references() == validated.references()
 
 

@@ -1,14 +1,17 @@
-"""Django's flush, with the record's append-only triggers stood aside while it empties
-the whole database (submissions.append_only): the one maintenance step that removes
-attempts, as the test suite does between transactional tests."""
+"""Django's flush, with the record's append-only triggers (submissions.append_only) and
+the frozen rows' triggers (mica.frozen_rows) stood aside while it empties the whole
+database: the one maintenance step that removes attempts and frozen versions, as the
+test suite does between transactional tests."""
 
 from django.core.management.commands import flush
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from mica.frozen_rows import frozen_rows_maintenance
 from submissions.append_only import record_maintenance
 
 
 class Command(flush.Command):
     def handle(self, **options):
-        with record_maintenance(connections[options.get("database") or DEFAULT_DB_ALIAS]):
+        connection = connections[options.get("database") or DEFAULT_DB_ALIAS]
+        with record_maintenance(connection), frozen_rows_maintenance(connection):
             return super().handle(**options)

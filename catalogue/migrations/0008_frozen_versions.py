@@ -1,0 +1,62 @@
+from django.db import migrations, models
+
+
+def freeze_what_was_validated_or_published(apps, schema_editor):
+    """Versions validated before this migration, and those a published edition holds,
+    are frozen as they stand."""
+    TaskVersion = apps.get_model("catalogue", "TaskVersion")
+    TaskEvent = apps.get_model("catalogue", "TaskEvent")
+    Edition = apps.get_model("methodology", "Edition")
+    from django.utils import timezone
+
+    now = timezone.now()
+    validated = TaskEvent.objects.filter(action__in=("promote", "make_current"))
+    TaskVersion.objects.filter(pk__in=validated.values("version")).update(frozen_at=now)
+    held = {
+        (entry["slug"], entry["version"])
+        for snapshot in Edition.objects.exclude(status="draft").values_list(
+            "catalogue_snapshot", flat=True
+        )
+        for entry in snapshot or []
+    }
+    for pk, slug, number in TaskVersion.objects.values_list("pk", "definition__slug", "version"):
+        if (slug, number) in held:
+            TaskVersion.objects.filter(pk=pk).update(frozen_at=now)
+
+
+def triggers_install(apps, schema_editor):
+    from mica.frozen_rows import frozen_triggers_install
+
+    frozen_triggers_install(schema_editor.connection)
+
+
+def triggers_remove(apps, schema_editor):
+    from mica.frozen_rows import frozen_triggers_remove
+
+    frozen_triggers_remove(schema_editor.connection)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("catalogue", "0007_references_in_the_content_hash"),
+        ("methodology", "0010_contract_items_numbered_per_language"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="taskversion",
+            name="frozen_at",
+            field=models.DateTimeField(
+                blank=True, editable=False, null=True, verbose_name="frozen"
+            ),
+        ),
+        migrations.AddField(
+            model_name="historicaltaskversion",
+            name="frozen_at",
+            field=models.DateTimeField(
+                blank=True, editable=False, null=True, verbose_name="frozen"
+            ),
+        ),
+        migrations.RunPython(freeze_what_was_validated_or_published, migrations.RunPython.noop),
+        migrations.RunPython(triggers_install, triggers_remove),
+    ]
