@@ -59,7 +59,7 @@ def _standing_rows(cell):
             _("Standing"),
             words["standing"],
             _(
-                "Official only for an independent rerun in a cell that passed the gate; "
+                "Only an independent rerun in a cell that passed the gate is called official; "
                 "provisional and self-reported results are displayed for transparency and "
                 "never published as official."
             ),

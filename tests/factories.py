@@ -446,7 +446,7 @@ def content_changes(rng, lead):
     """Edits, retirements, holdout moves and publications, one at a time, in an order the
     seed chooses: (what it is, the change)."""
     from catalogue.models import TaskDefinition
-    from catalogue.services import task_retire
+    from catalogue.services import task_retire, task_version_start_next
     from mica.methodology.models import Edition
     from mica.methodology.services import edition_publish, edition_start_draft
 
@@ -458,6 +458,11 @@ def content_changes(rng, lead):
 
     def edit():
         version = public_task().current_version
+        if version.frozen:
+            # A published edition holds it: an editor's change is a new version, a draft
+            # that no public page shows until it is validated and made current.
+            task_version_start_next(version_id=version.pk, actor=lead)
+            return
         version.title_en += " Edited."
         version.save()
 

@@ -15,53 +15,23 @@ from django.utils import translation
 from catalogue.models import (
     REFERENCE_FIELDS,
     LocalReview,
-    MarketApplicability,
     ReviewState,
     TaskVersion,
 )
 from catalogue.rules import task_version_content, task_version_hash
 from catalogue.services import (
-    task_promote,
     task_version_make_current,
     task_version_start_next,
     task_version_touch,
 )
-from catalogue.workflows import review_transition
 from markets.models import Market
 from mica.errors import InvalidTransition
+from tests.catalogue.conftest import approved_in_korea
 from tests.census import form_data
-from tests.factories import references_registered
 
 pytestmark = pytest.mark.django_db
 
 VERSIONS = "/admin/catalogue/taskversion/"
-
-
-def approved_in_korea(version, people, reviewer="reviewer"):
-    review = LocalReview.objects.create(
-        version=version, market=Market.objects.get(code="KR"), author=people["author"]
-    )
-    review_transition(review_id=review.pk, action="submit", actor=people["author"])
-    return review_transition(review_id=review.pk, action="approve", actor=people[reviewer])
-
-
-@pytest.fixture
-def reviewed(people, task):
-    """The task's version with its references registered, Korea its only market, and an
-    approved review there: ready to be validated."""
-    version = references_registered(task.current_version)
-    MarketApplicability.objects.filter(version=version).exclude(market__code="KR").update(
-        status="not-applicable"
-    )
-    version = task_version_touch(version=TaskVersion.objects.get(pk=version.pk))
-    return version, approved_in_korea(version, people)
-
-
-@pytest.fixture
-def validated(reviewed, people, task):
-    version, _review = reviewed
-    task_promote(definition_id=task.pk, actor=people["lead"], version_id=version.pk)
-    return TaskVersion.objects.get(pk=version.pk)
 
 
 def test_the_references_are_part_of_what_a_reviewer_approves(reviewed, people):
