@@ -204,6 +204,23 @@ def test_a_task_goes_from_the_authors_hands_to_its_public_page(page, site, peopl
         page.goto(f"{site}{prefix}/admin/catalogue/taskdefinition/{task.pk}/change/")
         assert_accessible(page)
 
+    # Validated, the version is frozen: its page has no save, and its one action starts a
+    # new version from it (issue 41: "One version, one text, forever").
+    page.goto(f"{site}/admin/catalogue/taskversion/{task.current_version_id}/change/")
+    assert page.locator("input[name=_save]").count() == 0
+    assert "This version is frozen" in page.inner_text("#content-main")
+    with page.expect_navigation():
+        page.click("#start-next-version")
+    assert "is a new draft copied from" in page.inner_text(".messagelist")
+    assert_accessible(page)
+    page.fill("#id_title_en", "A draft nobody has reviewed yet")
+    assert "was changed successfully" in save(page)
+    for prefix in ("", "/ko"):
+        page.goto(f"{site}{prefix}/tasks/{SLUG}/")
+        shown = page.inner_text("main")
+        assert TITLE["en" if not prefix else "ko"] in shown
+        assert "A draft nobody has reviewed yet" not in shown and "1.1.0" not in shown
+
 
 def test_retirement_asks_for_a_reason_and_takes_the_task_out_of_the_catalogue(page, site, people):
     from catalogue.models import TaskDefinition

@@ -656,15 +656,18 @@ def _model(label):
 
 
 def _quietly_delete(model, pk):
+    from django.db import IntegrityError
     from django.db.models import ProtectedError, RestrictedError
+
+    from mica.errors import InvalidTransition
 
     try:
         if model._meta.label == "methodology.Edition":
             delete_edition(pk)
         else:
             model._default_manager.filter(pk=pk).delete()
-    except (ProtectedError, RestrictedError):
-        pass
+    except (ProtectedError, RestrictedError, IntegrityError, InvalidTransition):
+        pass  # kept by the record, as a frozen version or a referenced row is
 
 
 TEXT_FIELD_TYPES = ("CharField", "TextField")
@@ -975,7 +978,8 @@ def a_task_copy(ctx, source_slug="gc-resident-record-extract"):
     version = source
     version.pk = version.id = None
     version.definition = definition
-    version.content_hash = ""
+    # A new task's own version: not frozen, as the published canonical one may be.
+    version.content_hash, version.frozen_at = "", None
     version.save()
     for record in clauses + applicability:
         record.pk = record.id = None
@@ -1719,18 +1723,12 @@ def case_make_current(ctx):
     event are committed.
     """
     from catalogue.models import TaskDefinition, TaskEvent, TaskVersion
-    from catalogue.services import task_promote, task_version_touch
+    from catalogue.services import task_promote, task_version_start_next
 
     version = a_validated_task(ctx)
     task_promote(definition_id=version.definition_id, actor=ctx.lead)
-    parts = [*version.clauses.all(), *version.applicability.all()]
-    newer = TaskVersion.objects.get(pk=version.pk)
-    newer.pk, newer.version, newer.content_hash = None, "1.1.0", ""
-    newer.save()
-    for part in parts:
-        part.pk, part.version = None, newer
-        part.save()
-    newer = task_version_touch(version=newer)
+    # Validated, the version is frozen: the newer one is started from it.
+    newer = task_version_start_next(version_id=version.pk, actor=ctx.lead)
     approve_in_kr(ctx, newer)
     browser = ctx.client(ctx.lead)
     response = run_action(ctx, browser, TaskVersion, "make_current", [newer.pk])
@@ -1739,6 +1737,32 @@ def case_make_current(ctx):
     committed(ctx, TaskDefinition.objects.filter(pk=definition_id, current_version=newer))
     committed(ctx, TaskEvent.objects.filter(definition_id=definition_id, action="make_current"))
     history_kept(ctx, TaskDefinition, definition_id, "~")
+
+
+def case_start_next_version(ctx):
+    """An author starts a new version from a frozen one, with the button of its page.
+
+    Nothing acknowledged is lost: "…is a new draft copied from…" means the draft, its
+    clauses and applicability are committed, with their history.
+    """
+    from catalogue.models import ContractClause, TaskVersion
+    from catalogue.services import task_promote
+
+    version = a_validated_task(ctx)
+    task_promote(definition_id=version.definition_id, actor=ctx.lead)
+    browser = ctx.client(ctx.lead)
+    page = browser.get(admin_url(TaskVersion, "change", version.pk)).content.decode()
+    token = census.form_data(page, "taskversion_form")["csrfmiddlewaretoken"]
+    assert 'id="start-next-version"' in page
+    response = browser.post(
+        admin_url(TaskVersion, "start_next", version.pk), {"csrfmiddlewaretoken": token}
+    )
+    said = [text for _level, text in action_succeeded(browser, response)]
+    assert any("is a new draft copied from" in text for text in said), said
+    drafts = TaskVersion.objects.filter(definition_id=version.definition_id, version="1.1.0")
+    (draft,) = committed(ctx, drafts)
+    committed(ctx, ContractClause.objects.filter(version_id=draft.pk))
+    history_kept(ctx, TaskVersion, draft.pk, "+")
 
 
 def case_retire(ctx):
@@ -2792,6 +2816,7 @@ CENSUS = {
     ("admin-action", "catalogue.TaskDefinition:retire"): case_retire,
     ("admin-action", "catalogue.TaskVersion:promote_task"): case_promote_task_on_a_version,
     ("admin-action", "catalogue.TaskVersion:make_current"): case_make_current,
+    ("admin-url", "admin:catalogue_taskversion_start_next"): case_start_next_version,
     ("admin-action", "submissions.Attempt:invalidate"): case_invalidate_attempt,
     ("admin-action", "submissions.Attempt:reverse_invalidation"): case_reverse_invalidation,
     ("admin-action", "markets.PlatformRegistration:pre_register"): case_pre_register,

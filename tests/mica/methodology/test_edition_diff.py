@@ -198,7 +198,10 @@ def _task_added():
     neighbour = TaskDefinition.objects.get(slug=MADE_CURRENT)
     definition = TaskDefinition.objects.create(slug=ADDED, family=neighbour.family, position=98)
     version = TaskVersion.objects.get(pk=neighbour.current_version_id)
+    # A new task's first version: a copy of its neighbour's row, not yet frozen as the
+    # neighbour's is (the published edition holds that one).
     version.pk, version.definition, version.version = None, definition, "1.0.0"
+    version.frozen_at = None
     version.title_en, version.title_ko = "Split a shared bill", "함께 낸 비용 나누기"
     version.save()
     task_version_load_current(version=version)
@@ -207,19 +210,19 @@ def _task_added():
 def _version_made_current(lead):
     """A second version of a task, reviewed in Korea (the only market it applies in),
     promoted and made current by the method lead."""
-    from catalogue.models import MarketApplicability, TaskDefinition, TaskVersion
-    from catalogue.services import task_promote, task_version_make_current
+    from catalogue.models import MarketApplicability, TaskDefinition
+    from catalogue.services import (
+        task_promote,
+        task_version_make_current,
+        task_version_start_next,
+    )
     from tests.factories import approve_locally, references_registered
 
     task = TaskDefinition.objects.get(slug=MADE_CURRENT)
     source = task.current_version
-    clauses, applicability = list(source.clauses.all()), list(source.applicability.all())
-    newer = TaskVersion.objects.get(pk=source.pk)
-    newer.pk, newer.version = None, "1.1.0"
-    newer.save()
-    for part in [*clauses, *applicability]:
-        part.pk, part.version = None, newer
-        part.save()
+    # The published edition froze the source: the new version is started from it.
+    newer = task_version_start_next(version_id=source.pk, actor=lead)
+    assert newer.version == "1.1.0"
     MarketApplicability.objects.filter(version=newer).exclude(market__code="KR").update(
         status="not-applicable"
     )
