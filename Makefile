@@ -24,6 +24,19 @@ $(VENV)/.test-installed: requirements/test.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/test.lock
 	touch $@ $(VENV)/.base-installed
 
+# mica_verify, the verifier anyone can run (mica_verify/), installed editable so that
+# `.venv/bin/python -m mica_verify` runs this checkout's code. Offline: its one dependency
+# (cryptography) comes from the lock files, and it builds with the environment's own
+# setuptools and wheel; an environment without them (a fresh venv has no wheel, and from
+# Python 3.12 no setuptools) gets the path entry an editable install would write.
+$(VENV)/.verify-installed: $(VENV)/.base-installed mica_verify/pyproject.toml
+	if $(PY) -c 'import setuptools, wheel' 2>/dev/null; then \
+		$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --no-index -e ./mica_verify; \
+	else \
+		echo '$(CURDIR)/mica_verify' > "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/mica_verify.pth"; \
+	fi
+	touch $@
+
 # The manual (docs/, mkdocs.yml), built where the portal serves it at /docs/; rebuilt only
 # when one of its files changed, so a restart with nothing new does not rebuild it.
 DOCS_DIR ?= $(or $(MICA_DOCS_DIR),$(or $(MICA_VAR_DIR),var)/docs)
@@ -37,7 +50,7 @@ docs: $(DOCS_DIR).built
 
 # One process for the four steps (migrate, load_canonical_content, regenerate_exports
 # --sync, bake_pages --sync): a restart with nothing to do starts Django once.
-serve-setup: $(VENV)/.base-installed $(DOCS_DIR).built
+serve-setup: $(VENV)/.base-installed $(VENV)/.verify-installed $(DOCS_DIR).built
 	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py serve_setup
 
 # Installs, migrates, loads the canonical content, publishes the exports and the baked
@@ -47,7 +60,7 @@ run: serve-setup
 	MICA_SITE_URL='$(MICA_SITE_URL)' $(PY) manage.py serve --bind 127.0.0.1:$(PORT)
 
 # Installs and runs the whole test suite.
-test: $(VENV)/.test-installed
+test: $(VENV)/.test-installed $(VENV)/.verify-installed
 	$(PY) -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 lint: $(VENV)/.test-installed

@@ -742,3 +742,34 @@ class ExposureEntryAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class _HoldoutRecordAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
+    """What commits the portal to the holdout: read by holdout keepers, written only by
+    the publication of an edition and a task leaving the holdout (catalogue.commitments)."""
+
+    holdout_path = "definition__task_set"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.HoldoutSalt)
+class HoldoutSaltAdmin(_HoldoutRecordAdmin):
+    list_display = ("definition", "created_at", "revealed_at")
+    fields = ("definition", "salt", "created_at", "revealed_at")
+    readonly_fields = fields
+
+
+@admin.register(models.HoldoutCommitment)
+class HoldoutCommitmentAdmin(_HoldoutRecordAdmin):
+    list_display = ("definition", "edition", "version", "commitment")
+    list_filter = ("edition",)
+    fields = ("edition", "definition", "version", "content_hash", "commitment")
+    readonly_fields = fields

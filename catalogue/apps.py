@@ -19,6 +19,22 @@ class CatalogueConfig(AppConfig):
         extensions.catalogue_freeze_register(task_versions_freeze)
         self._task_rows_register()
         self._frozen_rows_register()
+        self._holdout_commitments_register()
+
+    def _holdout_commitments_register(self):
+        """Each published edition commits to the holdout; a task leaving it (retired or
+        made public, through a save of the task) reveals its salt (catalogue.commitments)."""
+        from django.db.models.signals import post_save, pre_save
+
+        from catalogue.commitments import holdout_commit, holdout_left_note, holdout_left_reveal
+        from catalogue.models import TaskDefinition
+        from mica.methodology import extensions
+
+        extensions.edition_commitments_register(holdout_commit)
+        pre_save.connect(holdout_left_note, sender=TaskDefinition, dispatch_uid="holdout-left")
+        post_save.connect(
+            holdout_left_reveal, sender=TaskDefinition, dispatch_uid="holdout-revealed"
+        )
 
     def _frozen_rows_register(self):
         """A frozen version's row and its parts are fixed in the database too."""

@@ -632,3 +632,55 @@ class TaskEvent(DecisionEvent):
     class Meta(DecisionEvent.Meta):
         verbose_name = _("task event")
         verbose_name_plural = _("task events")
+
+
+class HoldoutSalt(models.Model):
+    """The secret that commits the portal to a holdout task's text without showing it.
+
+    Each published edition's log entry carries, for every holdout task, SHA-256 over this
+    salt and the task's content hash (catalogue.commitments). Kept under the holdout
+    capability; revealed in a later entry when the task is retired or made public, so
+    anyone can check that the contract then published is the one committed to before."""
+
+    definition = models.OneToOneField(
+        TaskDefinition, on_delete=models.PROTECT, related_name="+", verbose_name=_("task")
+    )
+    salt = models.CharField(_("salt"), max_length=64, editable=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    revealed_at = models.DateTimeField(_("revealed"), null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = _("holdout salt")
+        verbose_name_plural = _("holdout salts")
+
+    def __str__(self):
+        return self.definition.slug
+
+
+class HoldoutCommitment(models.Model):
+    """One holdout task's commitment in one published edition's log entry."""
+
+    edition = models.ForeignKey(
+        "methodology.Edition", on_delete=models.PROTECT, related_name="+", verbose_name=_("edition")
+    )
+    definition = models.ForeignKey(
+        TaskDefinition, on_delete=models.PROTECT, related_name="+", verbose_name=_("task")
+    )
+    version = models.ForeignKey(
+        TaskVersion, on_delete=models.PROTECT, related_name="+", verbose_name=_("task version")
+    )
+    content_hash = models.CharField(_("content hash"), max_length=64)
+    commitment = models.CharField(_("commitment"), max_length=64)
+
+    class Meta:
+        ordering = ["edition", "definition"]
+        verbose_name = _("holdout commitment")
+        verbose_name_plural = _("holdout commitments")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["edition", "definition"], name="one_commitment_per_task_and_edition"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.definition.slug} · {self.edition}"

@@ -463,6 +463,12 @@ for _folder in (EXPORT_DIR, PAGE_BAKE_DIR, *_LOCAL_STORE):
 # key is var/backup_key (0600, made by the first backup), never inside a backup.
 BACKUP_KEY = os.environ.get("MICA_BACKUP_KEY", "")
 BACKUP_KEY_FILE = None if PRODUCTION else VAR_DIR / "backup_key"
+# The Ed25519 key that signs the publication log and each export set's manifest
+# (mica.signing): PEM, or base64 of its raw 32 bytes. Set it in production, the same on every
+# node, and keep a copy apart from the backups; `check --deploy` refuses production without
+# it. Unset in the embedded profile, the key is var/signing_key (0600, made on first use).
+SIGNING_KEY = os.environ.get("MICA_SIGNING_KEY", "")
+SIGNING_KEY_FILE = None if PRODUCTION else VAR_DIR / "signing_key"
 # How many web nodes serve the site: more than one needs the object store (a startup
 # check refuses node-local builds then).
 WEB_NODES = int(os.environ.get("MICA_WEB_NODES", "1"))

@@ -156,7 +156,18 @@ def _files_known(kind):
     return set(build.files.values()) if build else set()
 
 
-def build_publish(*, kind, root, directory, files, revision, summary, reads=None, force=False):
+def build_publish(
+    *,
+    kind,
+    root,
+    directory,
+    files,
+    revision,
+    summary,
+    reads=None,
+    force=False,
+    published_with=None,
+):
     """Store the checked build in `directory` and move `kind`'s pointer to it.
 
     `files`: {relative path: sha256} of every file, the marker included; `revision`: the
@@ -165,6 +176,8 @@ def build_publish(*, kind, root, directory, files, revision, summary, reads=None
     files from this one. Returns the PublishedBuild, or None when a build
     made from newer content is already published (this one is dropped). `force`
     publishes whatever is published now (a restore brings older content back on purpose).
+    `published_with(build)` runs in the transaction that moves the pointer, so what it
+    writes (the publication log's entry) commits with the move or not at all.
     """
     sent = _objects_put(directory, files, _files_known(kind))
     name = directory.name
@@ -179,6 +192,8 @@ def build_publish(*, kind, root, directory, files, revision, summary, reads=None
             logger.info("%s build %s is older than the published one; not published", kind, name)
             return None
         PublishedPointer.objects.update_or_create(kind=kind, defaults={"build": build})
+        if published_with is not None:
+            published_with(build)
     logger.info("%s build %s published (%d files, %d sent)", kind, name, len(files), sent)
     # This node's copy is the build itself: no need to fetch it back. Switched at once,
     # even inside an outer transaction: should that roll back, the node's copy is ahead

@@ -1,6 +1,8 @@
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from mica.errors import AppendOnly
+
 
 class TableRevision(models.Model):
     """How often one table's content has changed: moves after every commit that wrote it.
@@ -103,3 +105,53 @@ class PublishedPointer(models.Model):
 
     def __str__(self):
         return f"{self.kind} -> {self.build.name}"
+
+
+class PublicationKind(models.TextChoices):
+    EXPORTS = "exports", _("Export set")
+    BAKE = "bake", _("Baked pages")
+    EDITION = "edition", _("Edition")
+    KEY_ROTATION = "key-rotation", _("Key rotation")
+    HOLDOUT_REVEAL = "holdout-reveal", _("Holdout reveal")
+
+
+class PublicationLogEntry(models.Model):
+    """One publication (an export set, a bake, an edition, a key rotation), chained to the
+    entry before it by its digest and signed with the site's key (mica.publication_chain
+    holds the rules, mica.content.publication_log appends).
+
+    Append-only: the model refuses a second save or a delete, and triggers refuse UPDATE and
+    DELETE to any SQL on both databases."""
+
+    sequence = models.PositiveBigIntegerField(_("sequence"), unique=True)
+    at = models.DateTimeField(_("at"))
+    kind = models.CharField(_("kind"), max_length=20, choices=PublicationKind.choices)
+    subject = models.JSONField(_("what was published"), default=dict)
+    previous_digest = models.CharField(_("digest of the previous entry"), max_length=64)
+    digest = models.CharField(_("digest"), max_length=64, unique=True)
+    key_id = models.CharField(_("key id"), max_length=16)
+    # The signer's public key (raw, base64), kept so that every node serves the same key
+    # from the database; not signed itself: key_id, which is, names it.
+    public_key = models.CharField(_("public key"), max_length=64)
+    signature = models.CharField(_("signature"), max_length=100)
+
+    class Meta:
+        ordering = ["sequence"]
+        verbose_name = _("publication log entry")
+        verbose_name_plural = _("publication log entries")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(sequence__gte=1), name="publication_log_sequence_from_one"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.sequence} {self.kind}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise AppendOnly(_("A publication log entry is never changed."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnly(_("A publication log entry is never deleted."))

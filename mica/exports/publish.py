@@ -27,6 +27,8 @@ from mica.content.builds import (
     revisions_document,
     tables_moved,
 )
+from mica.content.models import PublicationKind
+from mica.content.publication_log import publication_log_append, publication_log_ready
 from mica.content.reads import tables_recorded
 from mica.content.revision import GLOBAL, NO_REVISION, revision_pending, revisions_read
 from mica.exports import documents
@@ -42,11 +44,16 @@ from mica.exports.selectors import EXPORT_KIND, export_published, export_root
 from mica.exports.validation import ExportRefused, SchemaCheck
 from mica.methodology.selectors import edition_current
 from mica.published_dirs import build_dir_new, builds_prune, dir_current
+from mica.signing import sign
 from mica.text import lazy_format
 
 logger = logging.getLogger(__name__)
 
 KEEP_BUILDS = 3
+# The detached signature of manifest.json's exact bytes (Ed25519, base64), served beside it.
+# The manifest cannot list it (the signature covers the manifest), so it is a file of the
+# set's build but of no manifest entry.
+MANIFEST_SIGNATURE = f"{MANIFEST}.sig"
 
 
 def _previous_files(root, made_with, revisions):
@@ -175,9 +182,31 @@ def _manifest(context, job_run_id):
     }
 
 
-def _publish(root, build, manifest, revision, *, reads=None, force=False):
+def _manifest_sign(build):
+    signature = sign((build / MANIFEST).read_bytes())
+    (build / MANIFEST_SIGNATURE).write_text(signature + "\n", encoding="ascii")
+
+
+def _logged(manifest, files):
+    """What appends the set's entry to the publication log, once its pointer moves."""
+
+    def log(published):
+        subject = {
+            "build": published.name,
+            "build_id": published.pk,
+            "edition": manifest["edition"].get("slug"),
+            "manifest_sha256": files[MANIFEST],
+        }
+        publication_log_append(kind=PublicationKind.EXPORTS, subject=subject)
+
+    return log
+
+
+def _publish(root, build, manifest, revision, *, reads=None, force=False, logged=True):
+    _manifest_sign(build)
     files = {entry["name"]: entry["sha256"] for entry in manifest["files"]}
     files[MANIFEST] = file_digest(build / MANIFEST)
+    files[MANIFEST_SIGNATURE] = file_digest(build / MANIFEST_SIGNATURE)
     published = build_publish(
         kind=EXPORT_KIND,
         root=root,
@@ -187,6 +216,7 @@ def _publish(root, build, manifest, revision, *, reads=None, force=False):
         summary=manifest,
         reads=reads,
         force=force,
+        published_with=_logged(manifest, files) if logged else None,
     )
     if published is None:
         # A set made from newer content was published meanwhile: it stays.
@@ -198,7 +228,12 @@ def exports_publish_restored(build):
     content brought back on purpose, so it replaces whatever is published."""
     manifest = json.loads((build / MANIFEST).read_text(encoding="utf-8"))
     revision = revisions_read().get(GLOBAL, NO_REVISION)[0]
-    _publish(export_root(), build, manifest, revision, force=True)
+    # A backup of a release before the publication log restores a database without it
+    # (until `migrate`): the set is published all the same, unlogged.
+    logged = publication_log_ready()
+    if not logged:
+        logger.warning("the restored database has no publication log: the set is not logged")
+    _publish(export_root(), build, manifest, revision, force=True, logged=logged)
 
 
 def exports_build_and_publish(

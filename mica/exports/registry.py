@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue.selectors import family_list, task_public_list
 from mica.exports import documents
+from mica.exports.attempts import attempts_document
 from mica.exports.formats import atom, catalogue, croissant, csl
 from mica.methodology.exports import methodology_pack
 from mica.methodology.models import Reference
@@ -136,6 +137,7 @@ CATALOGUE_JSON = "mica-catalogue.json"
 CATALOGUE_CSV = "mica-catalogue.csv"
 CORRECTIONS_JSON = "mica-corrections.json"
 CORRECTIONS_ATOM = "mica-corrections.atom"
+ATTEMPTS_JSON = "mica-attempts.json"
 
 EXPORT_FILES = [
     ExportFile(
@@ -176,6 +178,13 @@ EXPORT_FILES = [
         "gate.schema.json",
     ),
     ExportFile("mica-gate.csv", _("Publication gate cells (CSV)"), "text/csv", _gate_csv),
+    ExportFile(
+        ATTEMPTS_JSON,
+        _("Attempts behind each gate cell, redacted (JSON)"),
+        "application/json",
+        lambda fh, c: _json(fh, attempts_document(c.edition)),
+        "attempts.schema.json",
+    ),
     ExportFile(
         CORRECTIONS_JSON,
         _("Corrections, withdrawals and challenge decisions (JSON)"),

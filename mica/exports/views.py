@@ -5,6 +5,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.http import http_date
 from django.views.decorators.http import condition, require_safe
 
+from mica.exports.publish import MANIFEST_SIGNATURE
 from mica.exports.registry import MANIFEST
 from mica.exports.selectors import export_file_get, export_file_open, export_published
 
@@ -41,6 +42,8 @@ def _published(name):
     generated = parse_datetime(manifest["generated_at"])
     if name == MANIFEST:
         return name, build.files[name], "application/json", generated
+    if name == MANIFEST_SIGNATURE:
+        return name, build.files[name], "text/plain", generated
     entry = export_file_get(manifest, name)
     if entry is None:
         raise Http404

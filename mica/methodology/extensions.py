@@ -18,6 +18,7 @@ _publication_checks = []
 _frozen_counts = []
 _catalogue = []
 _catalogue_freezes = []
+_edition_commitments = []
 _corrections = []
 _open_challenges = []
 _edition_records = {}
@@ -63,6 +64,16 @@ def catalogue_register(snapshot):
 
 def catalogue_snapshot():
     return _one(_catalogue, "the task catalogue")()
+
+
+def edition_commitments_register(commit):
+    """`commit(edition)` -> the sorted commitments a published edition's log entry
+    carries for what it keeps secret (the holdout tasks)."""
+    _edition_commitments.append(commit)
+
+
+def edition_commitments(edition):
+    return sorted(c for commit in _edition_commitments for c in commit(edition))
 
 
 def catalogue_freeze_register(freeze):

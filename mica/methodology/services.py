@@ -8,11 +8,14 @@ from django.utils.translation import gettext as _
 from modeltranslation.translator import translator
 
 from mica.bilingual import LANGUAGES
+from mica.content.models import PublicationKind
+from mica.content.publication_log import publication_log_append, sha256_of
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.methodology import models
 from mica.methodology.extensions import (
     catalogue_freeze,
     catalogue_snapshot,
+    edition_commitments,
     edition_drafted,
     frozen_counts_registered,
     publication_checks_registered,
@@ -429,4 +432,18 @@ def edition_publish(*, edition_id, actor):
         edition.catalogue_snapshot = catalogue_snapshot()
         edition.save()
         catalogue_freeze(edition.catalogue_snapshot)
+        _edition_logged(edition)
     return edition
+
+
+def _edition_logged(edition):
+    """The edition's entry in the publication log, in the transaction that publishes it."""
+    subject = {
+        "slug": edition.slug,
+        "label": {"en": edition.version_label_en, "ko": edition.version_label_ko},
+        "published_on": edition.published_on.isoformat(),
+        "catalogue_sha256": sha256_of(edition.catalogue_snapshot),
+        # One commitment per holdout task, sorted and unnamed (catalogue.commitments).
+        "holdout_commitments": edition_commitments(edition),
+    }
+    publication_log_append(kind=PublicationKind.EDITION, subject=subject)

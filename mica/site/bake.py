@@ -58,11 +58,13 @@ from mica.content.builds import (
     revisions_document,
     tables_moved,
 )
+from mica.content.models import PublicationKind
 from mica.content.page_cache import (
     BAKE_RECORD,
     PageRecord,
     page_storable,
 )
+from mica.content.publication_log import publication_log_append
 from mica.content.revision import GLOBAL, NO_REVISION, revision_pending, revisions_read
 from mica.content.rows import row_changes_prune, row_changes_since, rows_moved_elsewhere
 from mica.errors import DomainError
@@ -759,6 +761,21 @@ def pages_bake(
     return manifest
 
 
+def _logged(summary, files):
+    """What appends the bake's entry to the publication log, once its pointer moves."""
+
+    def log(published):
+        subject = {
+            "build": published.name,
+            "build_id": published.pk,
+            "pages": summary["pages"],
+            "manifest_sha256": files[MANIFEST],
+        }
+        publication_log_append(kind=PublicationKind.BAKE, subject=subject)
+
+    return log
+
+
 def _publish(root, build, layer):
     files = {page["file"]: page["sha256"] for page in layer["pages"].values()}
     files[MANIFEST] = file_digest(build.directory / MANIFEST)
@@ -771,6 +788,7 @@ def _publish(root, build, layer):
         files=files,
         revision=build.revision,
         summary=summary,
+        published_with=_logged(summary, files),
     )
     if published is None:
         # A bake of newer content was published meanwhile: this one is not wanted.

@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import global_settings
 from django.utils import timezone
 
@@ -17,6 +18,7 @@ from mica.content.models import PublishedPointer
 from mica.jobs.models import JobRun, JobState
 from mica.methodology.models import Edition, GlossaryTerm
 from mica.methodology.services import edition_publish
+from mica.signing import private_key_text
 from submissions.challenges import challenge_confirm, challenge_transition
 from submissions.models import Challenge, OutboxMessage, OutboxState
 from tests.conftest import ObjectStore, WorkerProcess, _free_port, _test_database_url
@@ -108,6 +110,10 @@ def cluster(object_store, canonical_content, tmp_path, settings):
         "MICA_OUTBOX_SWEEP_AFTER_SECONDS": "1",
         "MICA_BEAT_LEASE_SECONDS": "10",
     }
+    # Every machine that publishes signs with one key (mica.signing), this process too (it
+    # publishes an edition): keys of their own would each retire the others'.
+    shared["MICA_SIGNING_KEY"] = private_key_text(Ed25519PrivateKey.generate())
+    settings.SIGNING_KEY = shared["MICA_SIGNING_KEY"]
     ports = {"a": _free_port(), "b": _free_port()}
     site_url = f"http://127.0.0.1:{ports['a']}"  # one public address: the balancer's
     secret = "a key the nodes share, for tests only " + tmp_path.name

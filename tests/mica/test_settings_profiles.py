@@ -32,6 +32,8 @@ PRODUCTION_ENV = {
     "MICA_DATABASE_URL": "postgres://mica@db.internal:5432/mica",
     "MICA_REDIS_URL": "redis://cache.internal:6379/0",
     "MICA_SECRET_KEY": "k3-" + "x7Qp9vLm2Zr8Wt4Yn6Bc1Hd5Jf0Gs3Ka" * 2,
+    # An Ed25519 private key (base64 of its 32 bytes), as `check --deploy` asks of production.
+    "MICA_SIGNING_KEY": "rCBz5fzNx1trhjhNZb2tTBQ8usEjdu10UOaCQjHS63c=",
     "MICA_ALLOWED_HOSTS": "mica.example.org",
     "MICA_PUBLIC_SITE": "1",
 }

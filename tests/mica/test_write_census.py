@@ -2399,6 +2399,25 @@ def case_serve_setup(ctx):
     assert exports["files"]
 
 
+def case_rotate_signing_key(ctx):
+    """`rotate_signing_key` appends a key rotation to the publication log, signed by the
+    key in use, and writes the new key where the site reads it.
+
+    Nothing acknowledged is lost: "Key rotation appended as entry N" means entry N is
+    committed, naming the key the site now signs with.
+    """
+    from mica import signing
+    from mica.content.models import PublicationLogEntry
+
+    said = io.StringIO()
+    call_command("rotate_signing_key", stdout=io.StringIO(), stderr=said)
+    sequence = int(re.search(r"appended as entry (\d+)", said.getvalue()).group(1))
+    rotation = PublicationLogEntry.objects.filter(
+        sequence=sequence, kind="key-rotation", subject__new_key_id=signing.key_id()
+    )
+    committed(ctx, rotation, f"(publication log entry {sequence})")
+
+
 RESTORED_TEXT = "Changed after the backup, to be undone by the restore."
 
 
@@ -2883,6 +2902,7 @@ CENSUS = {
     ("command", "bake_pages"): case_bake_pages,
     ("command", "serve_setup"): case_serve_setup,
     ("command", "restore"): case_restore,
+    ("command", "rotate_signing_key"): case_rotate_signing_key,
     ("command", "backup"): ReadOnly(
         "writes a copy of the database and the exports to files only",
         writes_nothing(running("backup", "--output", lambda ctx: str(ctx.tmp_path))),
@@ -2938,8 +2958,21 @@ def test_the_census_lists_every_write_path():
     )
 
 
+@pytest.fixture(scope="module")
+def world_signing_key(tmp_path_factory):
+    """The world signs its publications with a key of its own (mica.signing), so the
+    rotation case rotates it for every later case, as it does for a deployment, and never
+    the key under var/."""
+    from django.conf import settings
+
+    kept = settings.SIGNING_KEY_FILE
+    settings.SIGNING_KEY_FILE = tmp_path_factory.mktemp("census-key") / "signing_key"
+    yield settings.SIGNING_KEY_FILE
+    settings.SIGNING_KEY_FILE = kept
+
+
 @pytest.fixture
-def ctx(db, world, settings, tmp_path, mailoutbox, eager_celery):
+def ctx(db, world, world_signing_key, settings, tmp_path, mailoutbox, eager_celery):
     context = Context(world, settings, tmp_path, mailoutbox)
     try:
         yield context

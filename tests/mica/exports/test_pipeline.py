@@ -180,9 +180,10 @@ def test_the_nightly_run_reruns_the_gate_then_publishes(
         nightly()
     run = JobRun.objects.get(job_name="mica.exports.tasks.full_regeneration")
     assert run.state == "succeeded", run.error
-    assert run.message_en.startswith("0 cells recomputed. Published 12 files for edition")
+    files = len(EXPORT_FILES)
+    assert run.message_en.startswith(f"0 cells recomputed. Published {files} files for edition")
     assert run.message_ko.startswith("셀 0개를 다시 계산했습니다. ")
-    assert "에디션의 파일 12개를 게시했습니다." in run.message_ko
+    assert f"에디션의 파일 {files}개를 게시했습니다." in run.message_ko
     assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk
 
 

@@ -48,6 +48,8 @@ LANGUAGES = {"en": "", "ko": "/ko"}
 NOT_PAGES = {
     "site:download-file": "an export file",
     "site:evaluate-manifest": "a JSON manifest",
+    "site:transparency-log": "the publication log as JSON",
+    "site:transparency-key": "a PEM public key",
     "methodology:download": "a Markdown pack",
     "governance:about-governance": "a redirect to governance:governance",
 }
@@ -140,6 +142,7 @@ def page_requests(records):
         ("site:home", "get", "/", None),
         ("site:api-docs", "get", "/api/docs/", None),
         ("site:downloads", "get", "/downloads/", None),
+        ("site:transparency", "get", "/transparency/", None),
         ("site:search", "get", "/search/", None),
         ("site:search", "get", "/search/?q=refund", None),
         ("site:search", "get", "/search/?q=kakao+calendar", None),
