@@ -4,14 +4,19 @@ from django.db import migrations, models
 def freeze_what_was_validated_or_published(apps, schema_editor):
     """Versions validated before this migration, and those a published edition holds,
     are frozen as they stand."""
+    from django.core.exceptions import FieldDoesNotExist
+    from django.utils import timezone
+
     TaskVersion = apps.get_model("catalogue", "TaskVersion")
     TaskEvent = apps.get_model("catalogue", "TaskEvent")
     Edition = apps.get_model("methodology", "Edition")
-    from django.utils import timezone
-
     now = timezone.now()
     validated = TaskEvent.objects.filter(action__in=("promote", "make_current"))
     TaskVersion.objects.filter(pk__in=validated.values("version")).update(frozen_at=now)
+    try:
+        Edition._meta.get_field("catalogue_snapshot")
+    except FieldDoesNotExist:
+        return  # no edition froze a catalogue before the field existed
     held = {
         (entry["slug"], entry["version"])
         for snapshot in Edition.objects.exclude(status="draft").values_list(
@@ -39,7 +44,9 @@ def triggers_remove(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("catalogue", "0007_references_in_the_content_hash"),
-        ("methodology", "0010_contract_items_numbered_per_language"),
+        # Any state with the Edition table: depending on the latest methodology migration
+        # would pull it before the apps its own steps read (a fresh deployment's migrate).
+        ("methodology", "0001_initial"),
     ]
 
     operations = [

@@ -8,7 +8,9 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('catalogue', '0008_frozen_versions'),
-        ('methodology', '0010_contract_items_numbered_per_language'),
+        # Any state with the Edition table: a later methodology migration must not be pulled
+        # before the apps its own steps read (a fresh deployment's migrate).
+        ('methodology', '0001_initial'),
     ]
 
     operations = [

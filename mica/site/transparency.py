@@ -87,11 +87,26 @@ def _key_rotation(subject, language):
     }
 
 
+def _holdout_reveal(subject, language):
+    slug = str(subject.get("task", ""))
+    try:
+        url = reverse("catalogue:task-detail", args=[slug])
+    except NoReverseMatch:
+        url = reverse("catalogue:task-list")
+    return {
+        "what": _("Holdout task %(task)s, made public: its salt and commitments opened")
+        % {"task": slug},
+        "url": url,
+        "digest": None,
+    }
+
+
 DESCRIBED = {
     PublicationKind.EXPORTS: _exports,
     PublicationKind.BAKE: _bake,
     PublicationKind.EDITION: _edition,
     PublicationKind.KEY_ROTATION: _key_rotation,
+    PublicationKind.HOLDOUT_REVEAL: _holdout_reveal,
 }
 
 

@@ -652,6 +652,16 @@ def test_the_log_page_answers_in_both_languages(client, three, prefix, language)
     assert f'href="{prefix}/transparency/log.json"' in page
 
 
+def test_a_holdout_reveal_links_the_task_it_made_public(client, three):
+    publication_log_append(
+        kind=PublicationKind.HOLDOUT_REVEAL,
+        subject={"task": "a-task-made-public", "salt": "s", "opens": []},
+    )
+    page = client.get("/ko/transparency/").content.decode()
+    assert 'href="/ko/tasks/a-task-made-public/"' in page
+    assert "홀드아웃에서 공개된 과제 a-task-made-public" in page
+
+
 def test_the_log_page_is_in_the_sitemap_and_the_footer(client, three):
     sitemap = client.get("/sitemap.xml").content.decode()
     assert "/transparency/</loc>" in sitemap and "/ko/transparency/" in sitemap
