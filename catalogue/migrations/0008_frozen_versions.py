@@ -11,8 +11,14 @@ def freeze_what_was_validated_or_published(apps, schema_editor):
     TaskEvent = apps.get_model("catalogue", "TaskEvent")
     Edition = apps.get_model("methodology", "Edition")
     now = timezone.now()
-    validated = TaskEvent.objects.filter(action__in=("promote", "make_current"))
-    TaskVersion.objects.filter(pk__in=validated.values("version")).update(frozen_at=now)
+    validated = TaskVersion.objects.filter(
+        pk__in=TaskEvent.objects.filter(action__in=("promote", "make_current")).values("version")
+    )
+    # A fresh database has nothing to freeze, and an update's after-commit step would read
+    # tables a later migration creates.
+    if not TaskVersion.objects.exists():
+        return
+    validated.update(frozen_at=now)
     try:
         Edition._meta.get_field("catalogue_snapshot")
     except FieldDoesNotExist:
