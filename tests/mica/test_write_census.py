@@ -2822,6 +2822,16 @@ CENSUS = {
     ("api", "PATCH /api/v1/markets/{code}/situations/{situation_id}/"): case_situation_patch_api,
     # The admin: every model's add, change and delete, then actions and URLs.
     **_admin_census(),
+    # What commits the portal to the holdout is written by publications and a task leaving
+    # the holdout (catalogue.commitments), never in the admin, which shows it to keepers.
+    **{
+        (f"admin-{permission}", label): ReadOnly(
+            "holdout commitments are written by the publication of an edition",
+            not_offered(permission, label),
+        )
+        for label in ("catalogue.HoldoutSalt", "catalogue.HoldoutCommitment")
+        for permission in ("add", "change", "delete")
+    },
     ("admin-action", "catalogue.LocalReview:submit"): review_action_case(
         "submit", "draft", competent_author, "in-review"
     ),

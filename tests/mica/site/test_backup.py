@@ -221,8 +221,10 @@ def test_a_sqlite_backup_holds_the_database_the_exports_and_their_checksums(sqli
     assert (backup / "exports" / "manifest.json").read_bytes() == (
         site.exports / "current" / "manifest.json"
     ).read_bytes()
+    # The export set whole: its files, its manifest and the manifest's signature.
+    signed = [{"name": "manifest.json"}, {"name": "manifest.json.sig"}]
     assert {f["name"] for f in manifest["files"]} == {"database.sqlite3"} | {
-        f"exports/{f['name']}" for f in published["files"] + [{"name": "manifest.json"}]
+        f"exports/{f['name']}" for f in published["files"] + signed
     }
     assert manifest["exports"]["inputs_sha256"] == published["inputs_sha256"]
     assert _sqlite_row(backup / "database.sqlite3", "PRAGMA integrity_check") == ("ok",)
