@@ -5,6 +5,7 @@ worker, headless Chromium) skip with the reason when it is absent on a
 developer's machine; under CI=true an absent component is a failure instead.
 """
 
+import fcntl
 import os
 import shutil
 import sqlite3
@@ -18,6 +19,9 @@ from django.core.management import call_command
 
 from tests.factories import SnapshotFactory, StaffFactory, SystemFactory, UserFactory
 from tests.support import require
+from tests.vendor_branches import suite_plumbing
+
+pytest_plugins = ["tests.vendor_branches"]
 
 
 def _load_canonical_content():
@@ -49,25 +53,51 @@ def django_db_modify_db_settings(django_db_modify_db_settings):
     _sqlite_from_template(settings.DATABASES["default"])
 
 
-# Mutation testing (tools/mutation.py) runs the same tests once a mutant, each run a
-# session of its own: migrating and loading an in-memory SQLite database took 16 of a
-# run's 29 seconds. With MICA_TEST_DB_TEMPLATE set, a run's test database is a copy of a
-# file the first run made and loaded (one copy a process, so forked runs never share one).
+# A migrated and loaded test database made once and copied, rather than made again by
+# every process: with MICA_TEST_DB_TEMPLATE set (as .ci/run and the mutation runs set it),
+# the first pytest process to get there migrates and loads a SQLite database and keeps it
+# as that file; every other process (each xdist worker, each later layer or mutant run)
+# waits for it and copies it, one copy a process so that none share one. A database a
+# transactional test flushed is restored from the same file, in milliseconds, rather
+# than loaded again. PostgreSQL makes its databases as usual.
 TEMPLATE = os.environ.get("MICA_TEST_DB_TEMPLATE")
+_template_lock = None  # held by the process making the template, until it is kept
 
 
 def _sqlite_from_template(database):
+    global _template_lock
     if not TEMPLATE or not database["ENGINE"].endswith("sqlite3"):
         return
     own = f"{TEMPLATE}.{os.getpid()}"
     database.setdefault("TEST", {})["NAME"] = own
+    _template_lock = open(f"{TEMPLATE}.lock", "w")
+    fcntl.flock(_template_lock, fcntl.LOCK_EX)
     if os.path.exists(TEMPLATE):
         shutil.copyfile(TEMPLATE, own)
+        _template_release()
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(django_db_keepdb):
+    """A copied template is the test database: kept, not made again over it."""
+    from django.conf import settings
+
+    engine = settings.DATABASES["default"]["ENGINE"]
+    return django_db_keepdb or bool(TEMPLATE and engine.endswith("sqlite3"))
+
+
+def _template_release():
+    global _template_lock
+    if _template_lock is not None:
+        fcntl.flock(_template_lock, fcntl.LOCK_UN)
+        _template_lock.close()
+        _template_lock = None
 
 
 def _sqlite_template_keep(connection):
-    """Keep the loaded test database as the template the next runs copy."""
+    """Keep the loaded test database as the template the other processes copy."""
     if not TEMPLATE or connection.vendor != "sqlite" or os.path.exists(TEMPLATE):
+        _template_release()
         return
     partial = f"{TEMPLATE}.partial-{os.getpid()}"
     connection.ensure_connection()
@@ -77,6 +107,20 @@ def _sqlite_template_keep(connection):
     finally:
         target.close()
     os.replace(partial, TEMPLATE)
+    _template_release()
+
+
+def _sqlite_restored_from_template(connection):
+    """Whether the flushed database was given the template's content back."""
+    if not (TEMPLATE and connection.vendor == "sqlite" and os.path.exists(TEMPLATE)):
+        return False
+    connection.ensure_connection()
+    source = sqlite3.connect(TEMPLATE)
+    try:
+        source.backup(connection.connection)
+    finally:
+        source.close()
+    return True
 
 
 @pytest.fixture(scope="session")
@@ -84,7 +128,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
     from django.db import connection
 
     # Loaded once; each test runs in a transaction that is rolled back.
-    with django_db_blocker.unblock():
+    with django_db_blocker.unblock(), suite_plumbing():
         if not (TEMPLATE and _canonical_loaded()):
             _load_canonical_content()
         _sqlite_template_keep(connection)
@@ -346,12 +390,13 @@ def pytest_runtest_setup(item):
         return
     if "canonical_content" not in item.fixturenames:
         return
+    from django.db import connection
     from pytest_django.plugin import blocking_manager_key
 
     from catalogue.models import TaskDefinition
 
-    with config.stash[blocking_manager_key].unblock():
-        if not TaskDefinition.objects.exists():
+    with config.stash[blocking_manager_key].unblock(), suite_plumbing():
+        if not TaskDefinition.objects.exists() and not _sqlite_restored_from_template(connection):
             _load_canonical_content()
     config.stash[_CONTENT_FLUSHED] = False
 

@@ -92,3 +92,53 @@ def test_the_check_sees_a_loop_that_walks_nothing():
     )
     assert list(unguarded_loops(vacuous))
     assert not list(unguarded_loops(guarded))
+
+
+# A test planted outside the suite that reaches a branch on the database: the bake's
+# choice of renderer processes reads the vendor (mica/site/bake.py), as a write through a
+# service with a vendor branch would.
+PLANTED = """
+import pytest
+from django.test import override_settings
+
+from mica.site import bake
+
+{mark}
+def test_planted():
+    with override_settings(PAGE_BAKE_PROCESSES=2):
+        bake._processes(2, bake.FORK_FROM_PAGES)
+"""
+
+
+def _planted_run(tmp_path, mark):
+    import os
+    import subprocess
+    import sys
+
+    planted = tmp_path / "test_planted.py"
+    planted.write_text(PLANTED.format(mark=mark))
+    root = TESTS.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("MICA_DATABASE_URL", "CI")}
+    env.pop("MICA_VENDOR_REPORT", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "tests.vendor_branches", "-p", "no:cacheprovider"]
+        + ["-c", str(root / "pyproject.toml"), "--rootdir", str(tmp_path), str(planted), "-q"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_an_unmarked_test_reaching_a_vendor_branch_fails_on_sqlite(tmp_path):
+    """docs/setup.md: "any test that reaches code branching on the database ... is marked
+    `vendor`"; the PostgreSQL layer runs only marked tests, so an unmarked one would never
+    meet PostgreSQL."""
+    unmarked = _planted_run(tmp_path, mark="")
+    assert unmarked.returncode == 1, unmarked.stdout
+    assert "mica.site.bake:" in unmarked.stdout
+    assert "not marked `vendor`" in unmarked.stdout
+
+    marked = _planted_run(tmp_path, mark="@pytest.mark.vendor")
+    assert marked.returncode == 0, marked.stdout

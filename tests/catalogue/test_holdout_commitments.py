@@ -22,7 +22,7 @@ from mica.methodology.models import Edition
 from mica.methodology.services import edition_publish
 from tests.factories import HOLDOUT_CANARY, LeadFactory, holdout_task
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db]
 ROOT = Path(__file__).resolve().parents[2]
 
 

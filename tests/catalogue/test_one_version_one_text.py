@@ -25,7 +25,7 @@ from mica.methodology.models import Edition
 from mica.methodology.services import edition_publish
 from tests.census import form_data
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db]
 
 VERSIONS = "/admin/catalogue/taskversion/"
 UNREVIEWED = "An unreviewed final state the author typed after validation"

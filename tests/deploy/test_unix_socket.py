@@ -116,6 +116,7 @@ def folder():
         yield Path(name)
 
 
+@pytest.mark.vendor
 def test_behind_a_unix_socket_two_clients_count_apart(folder):
     """One gunicorn bound to a unix socket (peer trusted) and to TCP: over the socket each
     forwarded client has its own intake count; over TCP, from an address that is no
@@ -145,6 +146,7 @@ def test_behind_a_unix_socket_two_clients_count_apart(folder):
         process.wait(timeout=30)
 
 
+@pytest.mark.vendor
 def test_a_unix_socket_bind_without_a_trusted_peer_is_refused_at_start(folder):
     """Or refuse that bind at start, with a clear message: the node never serves."""
     sock = folder / "web.sock"

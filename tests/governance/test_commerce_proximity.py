@@ -233,6 +233,7 @@ def test_the_cells_page_shows_proximity_and_memory_in_both_languages(client, sho
     assert "Exercised in 1; declared, not exercised in 1; not stated in 2." in system
 
 
+@pytest.mark.vendor
 def test_the_api_and_the_exports_carry_proximity_and_memory(client, shopped, settings, tmp_path):
     """Seed: "Commerce results report proximity to the lowest valid total"; in
     /api/v1/cells/, and in mica-gate.json (checked against its schema) and mica-gate.csv."""

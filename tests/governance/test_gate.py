@@ -130,6 +130,7 @@ def test_a_full_recompute_reports_progress(client, staff):
     assert seen[-1] == 100 and GateCell.objects.count() == 1
 
 
+@pytest.mark.vendor
 def test_the_database_refuses_an_eligible_demo_cell(client, staff):
     from django.db import IntegrityError
 

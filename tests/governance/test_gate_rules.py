@@ -138,6 +138,7 @@ def cell_key():
     return attempt.snapshot_id, attempt.market_id, attempt.family_id
 
 
+@pytest.mark.vendor
 def test_the_blockers_come_in_gate_order_on_the_page_in_the_api_and_the_export(
     client, staff, world, tmp_path, settings
 ):
@@ -280,6 +281,7 @@ def test_a_threshold_change_is_read_as_stale_at_once_and_recomputed_after_commit
     assert JobRun.objects.get(job_name="governance.tasks.gate_recompute").state == "succeeded"
 
 
+@pytest.mark.vendor
 def test_exports_regenerate_from_fresh_cells_only(client, staff, world, tmp_path, settings):
     assert post(client, staff, [rerun(1), rerun(2)]).status_code == 201
     Edition.objects.update(min_eligible_runs=1000)
@@ -322,6 +324,7 @@ def test_audit_values_only_for_validated_localized_attempts(client, staff, world
     assert score["value"] is None and "task-not-validated" in score["exclusion_reasons"]
 
 
+@pytest.mark.vendor
 def test_the_sensitivity_analysis_is_exported_with_the_official_figures(
     client, staff, world, tmp_path, settings
 ):

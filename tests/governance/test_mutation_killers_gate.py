@@ -209,6 +209,7 @@ def test_a_full_recompute_whose_inputs_change_goes_round_again_and_queues_no_oth
     assert recomputes_queued() == []
 
 
+@pytest.mark.vendor
 @pytest.mark.django_db(transaction=True)
 def test_a_change_committed_by_a_thread_that_never_recomputed_queues_the_recompute(
     client, staff, canonical_content, eager_celery, settings

@@ -82,6 +82,7 @@ def cell_of(system):
 # --- The platforms a cell names --------------------------------------------------------
 
 
+@pytest.mark.vendor
 def test_a_cell_on_a_registered_frozen_platform_is_eligible_and_names_it_everywhere(
     client, staff, world, tmp_path, settings, django_capture_on_commit_callbacks
 ):

@@ -62,6 +62,7 @@ def test_every_governance_text_has_korean(canonical_content):
     assert not missing, missing[:10]
 
 
+@pytest.mark.vendor
 def test_a_bad_amount_band_is_refused_by_the_database(canonical_content):
     from django.db import IntegrityError
 

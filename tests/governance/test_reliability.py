@@ -165,6 +165,7 @@ def test_a_cell_run_once_per_task_says_no_task_was_repeated(client, staff, canon
     assert "Run once: no repeat." in client.get(f"/evidence/{cell.cell_id}/").text
 
 
+@pytest.mark.vendor
 @pytest.mark.django_db
 def test_the_exports_carry_reliability_per_cell_and_per_task(client, repeated, settings, tmp_path):
     """Seed: "Repeated attempts ... and reliability across repeats are required"; exported

@@ -110,6 +110,7 @@ def table(tables, level, market=None, family=None):
     return found
 
 
+@pytest.mark.vendor
 def test_the_baseline_is_the_published_figure_at_every_level(
     three_systems, codes, tmp_path, settings
 ):
@@ -244,6 +245,7 @@ def test_every_attempt_that_could_carry_an_audit_value_must(client, staff, world
     assert bool(published) is not blocked
 
 
+@pytest.mark.vendor
 def test_the_api_serves_the_exported_analysis_in_both_languages(
     client, three_systems, tmp_path, settings
 ):

@@ -84,6 +84,7 @@ def test_a_superseded_registration_is_not_a_family_of_its_own(client, canonical_
     assert "each of the ten task families" in composition(client, "en")
 
 
+@pytest.mark.vendor
 def test_search_quotes_the_datasheet_with_its_figures(client, canonical_content):
     page = client.get("/search/", {"q": "declared integration situations"}).text
     assert "{{" not in page

@@ -23,7 +23,7 @@ from mica.publication_chain import canonical, entry_content, entry_digest, publi
 from mica.signing import sign
 from tests.factories import attempts_post, independent_rerun, publishable_world
 
-pytestmark = pytest.mark.django_db(transaction=False)
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db(transaction=False)]
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "ec-reschedule-three-party"

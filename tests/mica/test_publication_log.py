@@ -42,7 +42,7 @@ from mica.publication_chain import (
 )
 from tests.factories import LeadFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -53,6 +53,8 @@ from tests.factories import (
 )
 from tests.support import database_flush
 
+pytestmark = pytest.mark.vendor
+
 RULE = "Nothing acknowledged is lost: a success answer means the row is committed."
 
 

@@ -132,6 +132,7 @@ def test_no_public_page_or_api_names_the_holdout_after_an_attempt_on_it(
     assert not leaks(bodies)
 
 
+@pytest.mark.vendor
 def test_exports_keep_publishing_and_leave_the_holdout_out(
     client, holdout_attempt, settings, tmp_path
 ):
@@ -150,6 +151,7 @@ def test_exports_keep_publishing_and_leave_the_holdout_out(
     assert not leaks(downloads)
 
 
+@pytest.mark.vendor
 def test_the_baked_pages_leave_the_holdout_out(holdout_attempt, settings, tmp_path, page_cache):
     """The bake publishes every public page as a file (issue 20): the holdout crawl covers
     the baked directory too, every file of it."""

@@ -42,7 +42,7 @@ from tests.factories import (
     system_submission_payload,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db]
 
 ON_POSTGRESQL = connection.vendor == "postgresql"
 

@@ -27,7 +27,7 @@ from tests.factories import LeadFactory, UserFactory, api_auth, attempts_post, p
 from tests.factories import independent_rerun as rerun
 from tests.support import database_flush
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db]
 
 WALKED_BACK = "A figure that cannot be walked back along this chain is not published."
 DERIVED = "Scores are derived, not stored."

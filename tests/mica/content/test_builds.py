@@ -39,6 +39,7 @@ def _keys(store, bucket, prefix):
     return {item["Key"].removeprefix(f"{prefix}/") for item in listing.get("Contents", [])}
 
 
+@pytest.mark.vendor
 def test_an_export_set_is_stored_by_digest_and_published_by_the_pointer(
     s3_builds, canonical_content, settings, tmp_path
 ):
@@ -56,6 +57,7 @@ def test_an_export_set_is_stored_by_digest_and_published_by_the_pointer(
     assert f"builds/{EXPORT_KIND}/{build.name}.json" in keys
 
 
+@pytest.mark.vendor
 def test_another_node_serves_the_published_set_from_the_store_then_from_its_copy(
     s3_builds, canonical_content, settings, tmp_path, client
 ):
@@ -86,6 +88,7 @@ def test_another_node_serves_the_published_set_from_the_store_then_from_its_copy
     assert not build_follow(EXPORT_KIND, settings.EXPORT_DIR, "manifest.json")
 
 
+@pytest.mark.vendor
 def test_a_build_of_older_content_never_replaces_a_newer_one(
     s3_builds, canonical_content, settings, tmp_path
 ):
@@ -109,6 +112,7 @@ def test_a_build_of_older_content_never_replaces_a_newer_one(
     assert PublishedBuild.objects.filter(kind=EXPORT_KIND).count() == 2
 
 
+@pytest.mark.vendor
 def test_the_baked_pages_reach_another_node_whole(
     s3_builds, canonical_content, settings, tmp_path, django_capture_on_commit_callbacks
 ):

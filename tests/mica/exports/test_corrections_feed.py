@@ -35,6 +35,7 @@ def correct(section_id, text):
     )
 
 
+@pytest.mark.vendor
 def test_two_corrections_of_one_claim_on_one_day_are_two_entries_with_stable_ids(
     canonical_content, export_dir
 ):

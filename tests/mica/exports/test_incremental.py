@@ -18,6 +18,7 @@ def _files(manifest):
     return {entry["name"]: (entry["sha256"], entry["size"]) for entry in manifest["files"]}
 
 
+@pytest.mark.vendor
 @pytest.mark.parametrize("seed", [1, 2])
 def test_an_incremental_export_set_is_the_full_one_after_random_changes(
     export_dir, canonical_content, django_capture_on_commit_callbacks, seed
@@ -59,6 +60,7 @@ def _writes_per_run(written):
     return [sum(message.startswith("Writing ") for message in run) for run in written]
 
 
+@pytest.mark.vendor
 def test_a_regeneration_with_nothing_changed_keeps_the_published_set(
     export_dir, canonical_content, django_capture_on_commit_callbacks
 ):

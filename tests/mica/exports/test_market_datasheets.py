@@ -21,6 +21,7 @@ SCHEMA = json.loads(
 )
 
 
+@pytest.mark.vendor
 def test_the_markets_export_carries_them_and_its_schema_requires_both_languages(
     canonical_content, export_dir, client
 ):
@@ -42,6 +43,7 @@ def test_the_markets_export_carries_them_and_its_schema_requires_both_languages(
     assert published(export_dir) == before
 
 
+@pytest.mark.vendor
 def test_the_croissant_file_carries_them_as_responsible_ai_properties(
     canonical_content, export_dir, client
 ):

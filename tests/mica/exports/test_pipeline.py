@@ -23,6 +23,7 @@ SCHEMAS = Path(__file__).resolve().parents[3] / "mica" / "exports" / "schemas"
 SEED_000 = next((Path(__file__).resolve().parents[2] / "fixtures" / "seeds").glob("000_*.txt"))
 
 
+@pytest.mark.vendor
 def test_a_regeneration_publishes_every_file_with_its_manifest(canonical_content, export_dir):
     manifest = exports_build_and_publish(job_run_id=None)
     files = published(export_dir)
@@ -42,6 +43,7 @@ def test_a_regeneration_publishes_every_file_with_its_manifest(canonical_content
             Draft202012Validator(schema).validate(json.loads(files[export.name]))
 
 
+@pytest.mark.vendor
 def test_two_runs_over_the_same_records_fingerprint_the_same_inputs(canonical_content, export_dir):
     first = exports_build_and_publish(job_run_id=None)
     second = exports_build_and_publish(job_run_id=None)
@@ -52,6 +54,7 @@ def test_two_runs_over_the_same_records_fingerprint_the_same_inputs(canonical_co
     assert exports_build_and_publish(job_run_id=None)["inputs_sha256"] != first["inputs_sha256"]
 
 
+@pytest.mark.vendor
 def test_a_holdout_canary_in_the_input_refuses_publication(canonical_content, export_dir):
     before = exports_build_and_publish(job_run_id=None)
     before_files = published(export_dir)
@@ -79,6 +82,7 @@ def test_holdout_text_in_korean_and_escaped_json_is_found_too(canonical_content,
     assert published(export_dir) == {}
 
 
+@pytest.mark.vendor
 def test_a_correction_without_korean_fails_the_schema_and_publishes_nothing(
     canonical_content, export_dir
 ):
@@ -102,6 +106,7 @@ def test_a_correction_without_korean_fails_the_schema_and_publishes_nothing(
     assert published(export_dir) == before
 
 
+@pytest.mark.vendor
 def test_the_command_runs_inline_or_queues_a_tracked_job(
     canonical_content, export_dir, django_capture_on_commit_callbacks, eager_celery
 ):
@@ -125,6 +130,7 @@ def test_the_command_runs_inline_or_queues_a_tracked_job(
     assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk
 
 
+@pytest.mark.vendor
 def test_the_downloads_page_lists_sizes_and_checksums(client, canonical_content, export_dir):
     empty = client.get("/downloads/")
     assert empty.status_code == 200 and "No export has been published yet" in empty.text
@@ -138,6 +144,7 @@ def test_the_downloads_page_lists_sizes_and_checksums(client, canonical_content,
     assert "공개 과제 목록 (CSV)" in korean
 
 
+@pytest.mark.vendor
 def test_downloads_carry_etags_and_answer_304(client, canonical_content, export_dir):
     manifest = exports_build_and_publish(job_run_id=None)
     entry = next(f for f in manifest["files"] if f["name"] == "mica-catalogue.csv")
@@ -152,6 +159,7 @@ def test_downloads_carry_etags_and_answer_304(client, canonical_content, export_
     assert json.loads(b"".join(served.streaming_content))["files"] == manifest["files"]
 
 
+@pytest.mark.vendor
 @pytest.mark.parametrize(
     "name", ["nope.json", "..%2Fmica.sqlite3", "%2Fetc%2Fpasswd", "builds", "current"]
 )
@@ -160,6 +168,7 @@ def test_only_listed_files_are_served(client, canonical_content, export_dir, nam
     assert client.get(f"/downloads/{name}").status_code == 404
 
 
+@pytest.mark.vendor
 def test_the_downloads_page_runs_no_query_per_file(
     client, canonical_content, export_dir, django_assert_max_num_queries
 ):
@@ -168,6 +177,7 @@ def test_the_downloads_page_runs_no_query_per_file(
         assert client.get("/downloads/").status_code == 200
 
 
+@pytest.mark.vendor
 def test_the_nightly_run_reruns_the_gate_then_publishes(
     canonical_content, export_dir, settings, django_capture_on_commit_callbacks, eager_celery
 ):
@@ -187,6 +197,7 @@ def test_the_nightly_run_reruns_the_gate_then_publishes(
     assert json.loads(published(export_dir)["manifest.json"])["job_run"] == run.pk
 
 
+@pytest.mark.vendor
 def test_the_published_croissant_loads_in_mlcroissant_with_the_published_files(
     canonical_content, export_dir
 ):

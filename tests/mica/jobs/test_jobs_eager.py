@@ -77,6 +77,7 @@ def test_only_superusers_reload_content(client):
     assert not JobRun.objects.exists()
 
 
+@pytest.mark.vendor
 def test_superusers_start_the_export_and_gate_jobs_from_the_job_list(
     client, canonical_content, settings, tmp_path, django_capture_on_commit_callbacks
 ):

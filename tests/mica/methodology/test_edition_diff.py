@@ -66,6 +66,7 @@ def _unmarked(entry):
     return re.sub(r"<[^>]+>", "", re.sub(r"<del>.*?</del>", "", entry))
 
 
+@pytest.mark.vendor
 @pytest.mark.parametrize(
     ("path", "field", "old", "new", "reads"),
     [
@@ -84,6 +85,7 @@ def test_a_one_word_change_shows_that_word_only(client, newer, path, field, old,
     assert "{{" not in page
 
 
+@pytest.mark.vendor
 def test_the_other_language_reads_unchanged(client, newer):
     _reword(newer, SCOPE, detail_en=("whole", "entire"))
     entry = _entry(client.get("/ko" + DIFF).text, SCOPE)
@@ -92,6 +94,7 @@ def test_the_other_language_reads_unchanged(client, newer):
     assert "이 언어에서 달라진 단어는 없습니다" in entry
 
 
+@pytest.mark.vendor
 def test_screen_readers_hear_which_words_changed(client, newer):
     _reword(newer, SCOPE, detail_en=("whole", "entire"), detail_ko=("전부입니다.", "전체입니다."))
     english = client.get(DIFF).text
@@ -102,6 +105,7 @@ def test_screen_readers_hear_which_words_changed(client, newer):
     assert '<ins><span class="visually-hidden">추가: </span>전체입니다.</ins>' in korean
 
 
+@pytest.mark.vendor
 def test_each_edition_states_its_own_figures(client, newer):
     """The newer edition declares one market fewer: the change reads 6 -> 5."""
     dropped = MarketEdition.objects.filter(edition=newer).order_by("-market__display_order")[0]
@@ -113,6 +117,7 @@ def test_each_edition_states_its_own_figures(client, newer):
     assert _marked(entry, "ins") == ["5", "entire"]
 
 
+@pytest.mark.vendor
 def test_added_and_retracted_claims_read_with_their_figures(client, newer):
     item = ChapterItem.objects.get(edition=newer, section_id=SCOPE)
     item.section_id = "scope-now"
@@ -129,6 +134,7 @@ def test_added_and_retracted_claims_read_with_their_figures(client, newer):
         assert "{{" not in page
 
 
+@pytest.mark.vendor
 def test_stored_markup_prints_escaped(client, newer):
     attack = '<script>alert("x")</script><img src=x onerror=alert(1)>'
     item = ChapterItem.objects.get(edition=newer, section_id=SCOPE)
@@ -149,6 +155,7 @@ def test_stored_markup_prints_escaped(client, newer):
     assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;") >= 4
 
 
+@pytest.mark.vendor
 def test_the_diff_page_reads_the_same_number_of_queries_at_any_size(
     client, newer, settings, django_assert_num_queries
 ):
@@ -322,6 +329,7 @@ READS = {
 }
 
 
+@pytest.mark.vendor
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_the_diff_names_every_change_by_its_title(client, changed, language):
     """Seed L175: "A change ships as a new edition of this wiki and of the generated
@@ -354,6 +362,7 @@ def test_the_diff_names_every_change_by_its_title(client, changed, language):
     assert "(2)" in contents.group(1)  # two thresholds
 
 
+@pytest.mark.vendor
 def test_the_json_names_every_change_with_both_titles(client, changed):
     """The same difference as JSON: every change carries its title in both languages."""
     body = client.get("/api/v1/editions/preview-0.1/diff/preview-0.2/").json()

@@ -39,6 +39,7 @@ def pair(lead):
     return older, newer, changed.section_id, retracted
 
 
+@pytest.mark.vendor
 def test_the_draft_copies_every_record(pair):
     from markets.models import IntegrationSituation, MarketEdition, RepresentativePlatform
 
@@ -61,6 +62,7 @@ def test_the_draft_copies_every_record(pair):
     )
 
 
+@pytest.mark.vendor
 def test_a_published_edition_refuses_every_save(pair, client, lead):
     older, _newer, _changed, _retracted = pair
     record = ChapterItem.objects.filter(edition=older).first()
@@ -78,6 +80,7 @@ def test_a_published_edition_refuses_every_save(pair, client, lead):
         record.delete()
 
 
+@pytest.mark.vendor
 def test_a_published_edition_refuses_api_writes(pair, client, lead):
     from markets.models import IntegrationSituation
 
@@ -97,6 +100,7 @@ def test_a_published_edition_refuses_api_writes(pair, client, lead):
     assert situation.title_en != "Rewritten after publication"
 
 
+@pytest.mark.vendor
 def test_the_diff_on_a_constructed_pair(pair, client):
     older, newer, changed, retracted = pair
     body = client.get(f"/api/v1/editions/{older.slug}/diff/{newer.slug}/").json()
@@ -110,6 +114,7 @@ def test_the_diff_on_a_constructed_pair(pair, client):
     assert client.get("/editions/nope/diff/preview-0.1/").status_code == 404
 
 
+@pytest.mark.vendor
 def test_the_diff_names_tasks_added_and_retired(pair, client, lead):
     from catalogue.models import TaskDefinition
 
@@ -136,6 +141,7 @@ def test_the_diff_names_tasks_added_and_retired(pair, client, lead):
     assert [t["slug"] for t in again["tasks_retired"]] == [retired.slug]
 
 
+@pytest.mark.vendor
 def test_publishing_refuses_missing_korean(pair, lead):
     _older, newer, changed, _retracted = pair
     ChapterItem.objects.filter(edition=newer, section_id=changed).update(detail_ko="")
@@ -144,6 +150,7 @@ def test_publishing_refuses_missing_korean(pair, lead):
     assert changed in str(refused.value.field_errors)
 
 
+@pytest.mark.vendor
 def test_publishing_refuses_korean_not_approved_for_the_current_english(pair, lead, client):
     _older, newer, changed, _retracted = pair
     with pytest.raises(ValidationFailed) as refused:
@@ -162,6 +169,7 @@ def test_publishing_refuses_korean_not_approved_for_the_current_english(pair, le
     assert edition_publish(edition_id=newer.pk, actor=lead).status == "published"
 
 
+@pytest.mark.vendor
 def test_publishing_refuses_an_unincorporated_correction(pair, lead):
     from django.utils import timezone
 
@@ -191,6 +199,7 @@ def test_publishing_refuses_an_unincorporated_correction(pair, lead):
     assert older.status == "superseded"
 
 
+@pytest.mark.vendor
 def test_archive_pages(pair, client):
     older, newer, _changed, _retracted = pair
     for path in [
@@ -304,6 +313,7 @@ def test_the_next_number_is_the_next_free_one(lead):
     assert second.slug == "x" * 38 + "-3" and len(second.slug) == 40
 
 
+@pytest.mark.vendor
 def test_publishing_asks_first_and_the_published_label_says_no_draft(client, lead):
     """Seed L175: "A change ships as a new edition of this wiki and of the generated Markdown
     pack" -- publishing freezes an edition for good, so the admin asks first."""
@@ -380,6 +390,7 @@ def test_each_threshold_field_says_its_unit_and_refuses_a_share_above_100(client
     assert edition.min_coverage == 100 and edition.max_ineligible_discard_rate == 100
 
 
+@pytest.mark.vendor
 def test_the_seeded_preview_is_labelled_as_what_it_is(client, lead):
     """PORTAL.md: "A published edition is immutable; changes ship as a new edition": the
     seeded Preview 0.1 is a draft the site shows while nothing is published, and the

@@ -116,6 +116,7 @@ def test_the_admin_action_refuses_the_editor_in_their_language(
     assert not claim_korean_is_approved(ChapterItem.objects.get(pk=claim.pk))
 
 
+@pytest.mark.vendor
 def test_publishing_names_a_claim_approved_by_its_own_editor(claim, people):
     """An approval recorded by the last editor (before this rule, or by a write that went
     around the review) does not pass: publishing names the claim, in both languages."""

@@ -206,6 +206,7 @@ def old_token_table(user, key):
     )
 
 
+@pytest.mark.vendor
 def test_old_keys_keep_working_as_digests_after_the_migration(client, canonical_content):
     """Existing tokens migrate without being shown again: the digest of each old key is
     stored, the old key keeps working, and DRF's table and permissions are gone."""

@@ -50,6 +50,7 @@ def changed_pages(before, after):
     }
 
 
+@pytest.mark.vendor
 def test_a_later_page_of_the_catalogue_is_baked_and_answered_from_its_file(paged, site, django_app):
     made = pages_bake(paths=LISTING)
     assert sorted(made["pages"]) == sorted(LISTING)
@@ -63,6 +64,7 @@ def test_a_later_page_of_the_catalogue_is_baked_and_answered_from_its_file(paged
     assert django_app.paths == ["/tasks/"] * 3
 
 
+@pytest.mark.vendor
 def test_a_task_edit_renders_the_page_that_lists_it_and_no_other_page_of_the_catalogue(
     paged, baking, site, django_app
 ):
@@ -80,6 +82,7 @@ def test_a_task_edit_renders_the_page_that_lists_it_and_no_other_page_of_the_cat
     assert full == _outcome(manifest)
 
 
+@pytest.mark.vendor
 def test_an_edit_that_changes_a_count_renders_every_page_that_shows_it(paged, baking):
     """The balance on each page counts tasks by surface: a task's new surface moves a
     figure every page shows."""
@@ -93,6 +96,7 @@ def test_an_edit_that_changes_a_count_renders_every_page_that_shows_it(paged, ba
     assert incremental == _outcome(lambda: pages_bake(paths=LISTING, full=True, publish=False))
 
 
+@pytest.mark.vendor
 def test_a_task_leaving_the_catalogue_moves_the_pages_after_it_as_a_full_bake_would(paged, baking):
     pages_bake(paths=LISTING)
     before = manifest()["pages"]
@@ -115,6 +119,7 @@ def test_a_location_with_any_other_query_has_no_file_of_its_own():
             page_file(path)
 
 
+@pytest.mark.vendor
 def test_a_bake_renders_twice_only_page_types_the_last_bake_did_not_find_steady(
     baking, monkeypatch
 ):
@@ -158,6 +163,7 @@ def test_a_bake_renders_twice_only_page_types_the_last_bake_did_not_find_steady(
         pages_bake(paths=[*paths, "/challenges/"])
 
 
+@pytest.mark.vendor
 def test_the_home_page_renders_again_when_a_count_it_shows_moves_not_for_a_title(baking):
     """The home page counts tasks by family and lifecycle and reads the gate inputs'
     fingerprint; a task's new title moves neither, a retirement moves a count."""

@@ -29,7 +29,7 @@ from mica.site.baked import BakedPages
 from mica.site.tasks import pages_bake_run
 from tests.factories import HOLDOUT_CANARY, content_changes, holdout_task
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db]
 
 TASK = "ec-reschedule-three-party"
 TASK_PAGES = ["/tasks/", "/ko/tasks/", f"/tasks/{TASK}/", f"/ko/tasks/{TASK}/"]

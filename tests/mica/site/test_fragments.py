@@ -201,6 +201,7 @@ def test_kept_pages_run_a_constant_number_of_queries(
 WARM_QUERIES = {"/tasks/": 2, "/methodology/": 4}
 
 
+@pytest.mark.vendor
 def test_a_page_shell_keeps_the_published_edition_without_its_snapshot(
     client, canonical_content, renders
 ):

@@ -112,6 +112,7 @@ def test_the_system_names_a_missing_export_set_and_bake(client, nothing_publishe
     )
 
 
+@pytest.mark.vendor
 def test_a_bake_behind_the_content_is_named_once_the_bound_passed(client, settings, tmp_path):
     from mica.site.bake import pages_bake
 
@@ -225,6 +226,7 @@ def test_the_banner_reuses_its_report_for_a_few_seconds(
     assert len(afresh.captured_queries) > len(first.captured_queries)
 
 
+@pytest.mark.vendor
 def test_a_node_missing_a_layer_of_its_bake_is_not_healthy(client, settings, tmp_path):
     """Issue 31, item 4: /healthz answers for "the current build readable". A bake after a
     commit is a layer on the ones below it; a node whose copy lost one of them cannot

@@ -244,6 +244,7 @@ def vnu_errors(directory):
     ]
 
 
+@pytest.mark.vendor
 def test_every_public_url_pattern_is_among_the_pages_checked(lived_in_site):
     patterns = public_page_patterns()
     assert len(patterns) > 25
@@ -255,6 +256,7 @@ def test_every_public_url_pattern_is_among_the_pages_checked(lived_in_site):
     assert patterns - {kind for kind, _path in routed} == set()
 
 
+@pytest.mark.vendor
 def test_the_nu_checker_finds_no_error_on_any_kind_of_page(client, lived_in_site, tmp_path):
     requests = page_requests(lived_in_site)
     pages = rendered_pages(client, requests) | server_error_pages()
@@ -300,6 +302,7 @@ def head_reading(html):
     return reading
 
 
+@pytest.mark.vendor
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_rejected_challenge_and_an_edition_diff_are_titled_in_plain_text(
     client, lived_in_site, language
@@ -328,6 +331,7 @@ def test_every_field_is_described_by_texts_that_exist(client, canonical_content,
     assert any(ref.endswith("-error") or "error" in ref for ref in reading.described_by)
 
 
+@pytest.mark.vendor
 def test_no_form_sends_to_an_empty_action(client, lived_in_site):
     requests = page_requests(lived_in_site)
     pages = rendered_pages(client, [r for r in requests if r[1] == "get"])

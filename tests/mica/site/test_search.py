@@ -15,7 +15,7 @@ from mica.methodology.selectors import edition_current
 from mica.site.search import KINDS, MAX_QUERY_CHARS, english_stem, search, written_in
 from tests.support import require
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.vendor, pytest.mark.django_db]
 
 CANARY = "CANARY-5c1d0e77-search-holdout"
 
