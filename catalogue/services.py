@@ -19,6 +19,7 @@ from catalogue.rules import (
     task_version_hash,
 )
 from catalogue.workflows import review_transition, task_transition
+from mica.content.rows import rows_named
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.methodology.selectors import edition_current
 from mica.methodology.services import section_id_owner
@@ -35,6 +36,7 @@ def task_version_touch(*, version, actor=None):
         return version
     with transaction.atomic():
         TaskVersion.objects.filter(pk=version.pk).update(content_hash=new_hash)
+        rows_named(TaskVersion, [version])
         version.content_hash = new_hash
         if getattr(actor, "pk", None):
             version.editors.add(actor)
@@ -53,6 +55,7 @@ def task_version_load_current(*, version):
     TaskDefinition.objects.filter(pk=version.definition_id, current_version=None).update(
         current_version=version
     )
+    rows_named(TaskDefinition, [version.definition])
 
 
 def task_promote(*, definition_id, actor, version_id=None):

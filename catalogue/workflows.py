@@ -24,6 +24,7 @@ from catalogue.rules import (
     task_version_hash,
 )
 from catalogue.signals import review_moved
+from mica.content.rows import rows_named
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.workflows import Move, workflow_move
 
@@ -238,6 +239,7 @@ def task_transition(*, definition_id, action, actor, version_id=None, reason="")
             TaskVersion.objects.filter(pk=version.pk, frozen_at=None).update(
                 frozen_at=timezone.now()
             )
+            rows_named(TaskVersion, [version])
         TaskEvent.objects.create(
             definition=definition,
             version=version,

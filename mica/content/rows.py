@@ -9,9 +9,10 @@ wrote in those tables (RowChange). A bake (mica.site.bake) takes a scoped page f
 previous bake when the scoped tables moved only for other keys.
 
 A key is known only where the write says it: a model saved or deleted one at a time
-sends a signal naming its instance. A write no signal explains (a queryset update, a
-bulk insert, a save outside a transaction, whose statement commits before its signal)
-records no key: the whole table moved, as before.
+sends a signal naming its instance, and a queryset update names its rows with
+rows_named. A write nothing explains (an unnamed update, a bulk insert, a save outside a
+transaction, whose statement commits before its signal) records no key: the whole table
+moved, as before.
 """
 
 from collections import Counter
@@ -50,6 +51,14 @@ class RowsWritten:
             table: self.keys.get(table) if self.explained[table] >= count else None
             for table, count in self.statements.items()
         }
+
+
+def rows_named(model, instances):
+    """Name the rows a queryset update of `model` just wrote (an update sends no signal):
+    without this the commit would count every row of the table as moved, and a bake would
+    render every page scoped to it for one row's change."""
+    for instance in instances:
+        _written(model, instance)
 
 
 def _written(sender, instance, **kwargs):

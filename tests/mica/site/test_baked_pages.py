@@ -432,6 +432,35 @@ def test_a_task_edit_renders_that_task_s_pages_and_the_listings_not_every_task_p
     assert len(task_pages) > 50 and after["rendered"] < 50
 
 
+def test_a_draft_saved_through_the_admin_renders_its_task_s_pages_not_every_task_page(
+    baking, admin_client, admin_user
+):
+    """Issue 42, item 1: after "each title edit saved through the admin's change form, the
+    bake rendered 210 of 240 pages": the version's new hash was written by a queryset
+    update, which the row tracking reads as every row. The editor's own path here: a new
+    version started from the current one, its title changed in the change form, saved."""
+    from catalogue.services import task_version_start_next
+    from tests.census import form_data
+
+    current = TaskDefinition.objects.get(slug=TASK).current_version
+    baking(lambda: task_version_start_next(version_id=current.pk, actor=admin_user))
+    draft = current.definition.versions.get(version="1.1.0")
+    url = f"/admin/catalogue/taskversion/{draft.pk}/change/"
+    data = form_data(admin_client.get(url).text, "taskversion_form")
+    data["title_en"] = "A draft's title no public page shows"
+    pages_bake(full=True)
+    before = manifest()["pages"]
+
+    def save():
+        assert admin_client.post(url, data).status_code == 302
+
+    baking(save)
+    after = pages_bake()
+    task_pages = [path for path in before if "/tasks/" in path and path.count("/") > 3]
+    assert len(task_pages) > 50 and after["rendered"] < 50
+    assert b"A draft's title" not in get(BakedPages(DjangoCounted()), f"/tasks/{TASK}/").body
+
+
 def test_a_bake_with_nothing_changed_keeps_the_published_one(baking):
     """Issue 34, item 10: "`make run` on an unchanged database skips ... the bake whose
     inputs have not changed"."""
