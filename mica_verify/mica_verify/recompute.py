@@ -1,8 +1,9 @@
 """The published figures of mica-gate.json against the ones recomputed from the export
 set alone: each cell, then the market and family figures above the cells."""
 
-from mica_verify import cells
-from mica_verify.source import Missing
+from mica_verify import aggregates, cells
+from mica_verify.report import Report
+from mica_verify.source import Cached, Missing, source_open
 
 GATE, ATTEMPTS, CATALOGUE, MARKETS = (
     "mica-gate.json",
@@ -153,3 +154,13 @@ def figures_check(source, report):
         # The markets in the method's one order, as the markets export lists them.
         "markets": [market["code"] for market in markets["markets"]],
     }
+
+
+def figures_verify(where):
+    """The report of the figure checks alone on the set at `where` (a folder or a base
+    URL): every cell, its blockers and the figures above the cells, without the files',
+    the signature's and the log's checks. What the portal runs on a set it is about to
+    publish, which no log entry records yet."""
+    report = Report(str(where))
+    aggregates.aggregates_check(figures_check(Cached(source_open(str(where))), report), report)
+    return report
