@@ -1,5 +1,8 @@
 """Build the export set in a fresh directory, validate it, then publish it in one step.
 
+Validated: every file against its schema, the corrections against the record, the holdout
+scan, and every figure recomputed from the files by mica_verify, the verifier readers run.
+
 Written under settings.EXPORT_DIR, as mica.published_dirs lays it out (a build is
 complete with its manifest.json), then published through mica.content.builds: the files stored
 in the build store and the pointer moved in the database. A build that fails any check
@@ -12,6 +15,7 @@ import logging
 import os
 import shutil
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -47,9 +51,23 @@ from mica.published_dirs import build_dir_new, builds_prune, dir_current
 from mica.signing import sign
 from mica.text import lazy_format
 
+try:
+    from mica_verify.recompute import figures_verify
+except ImportError as error:
+    # Uninstalled, the checkout's mica_verify/ folder still imports as an empty namespace
+    # package from the project's directory: say what to do instead of failing obscurely.
+    raise ImproperlyConfigured(
+        "mica_verify is not installed: every export set is checked with it before it is "
+        "published. Install it with `.venv/bin/pip install --no-deps ./mica_verify` (the "
+        "manual, Deployers)."
+    ) from error
+
 logger = logging.getLogger(__name__)
 
 KEEP_BUILDS = 3
+# How many differing figures a refusal names: the job's message holds 500 characters, and
+# the log holds every one.
+NAMED_MISMATCHES = 3
 # The detached signature of manifest.json's exact bytes (Ed25519, base64), served beside it.
 # The manifest cannot list it (the signature covers the manifest), so it is a file of the
 # set's build but of no manifest entry.
@@ -169,6 +187,54 @@ def _validate(build, checks):
         )
 
 
+def _differing(mismatches):
+    """The names of the first figures that differ, and how many more there are."""
+    names = ", ".join(mismatch["name"] for mismatch in mismatches[:NAMED_MISMATCHES])
+    more = len(mismatches) - NAMED_MISMATCHES
+    if more <= 0:
+        return names
+    return lazy_format(_("%(names)s and %(count)d more"), names=names, count=more)
+
+
+def _figures_report(build):
+    try:
+        return figures_verify(build)
+    except Exception as error:
+        # A set the verifier cannot read is a set nobody could check: not published.
+        raise ExportRefused(
+            lazy_format(
+                _("mica_verify could not check the new export set: %(error)s"),
+                error=f"{type(error).__name__}: {error}",
+            )
+        ) from error
+
+
+def _verify(build, progress):
+    """Recompute the new set's figures with mica_verify, from its files alone, as a reader
+    will once it is published, and refuse the set if any differs. The verifier's formulas
+    are written apart from the portal's, so a figure computed wrongly here is caught
+    before anyone downloads it. The log and the signature are not checked: the entry they
+    need is appended with the publication itself."""
+    progress(88, _("Recomputing the figures with mica_verify"))
+    report = _figures_report(build)
+    for mismatch in report.mismatches:
+        logger.error("mica_verify: %(area)s: %(name)s: %(detail)s", mismatch)
+    if report.mismatches:
+        raise ExportRefused(
+            lazy_format(
+                _(
+                    "The new export set does not verify: mica_verify recomputes %(figures)s "
+                    "differently from what the set says; nothing was published."
+                ),
+                figures=_differing(report.mismatches),
+            )
+        )
+    checks = sum(report.checked.values())
+    progress(
+        90, lazy_format(_("mica_verify passed all %(count)d checks of the figures"), count=checks)
+    )
+
+
 def _manifest(context, job_run_id):
     files = [context.written[e.name] for e in EXPORT_FILES]
     # The files are a pure function of the records, so their digests fingerprint the inputs.
@@ -273,6 +339,7 @@ def exports_build_and_publish(
         checks.raise_if_invalid()
         with open(build / MANIFEST, "w", encoding="utf-8") as stream:
             json.dump(manifest, stream, ensure_ascii=False, indent=1)
+        _verify(build, progress)
         progress(92, _("Storing the export set"))
         reads = {"made_with": made_with, "revisions": revisions, "files": files_read}
         _publish(root, build, manifest, read.get(GLOBAL, NO_REVISION)[0], reads=reads)
