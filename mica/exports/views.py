@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.utils import translation
@@ -26,7 +27,13 @@ def downloads(request):
     return render(
         request,
         "exports/downloads.html",
-        {"manifest": manifest, "files": files, "generated": generated},
+        # The command names the configured address, never the request's Host header.
+        {
+            "manifest": manifest,
+            "files": files,
+            "generated": generated,
+            "site_url": settings.SITE_URL,
+        },
     )
 
 
