@@ -19,7 +19,6 @@ from django.core.management import call_command
 
 from tests.factories import SnapshotFactory, StaffFactory, SystemFactory, UserFactory
 from tests.support import require
-from tests.vendor_branches import suite_plumbing
 
 pytest_plugins = ["tests.vendor_branches"]
 
@@ -138,6 +137,14 @@ def django_db_setup(django_db_setup, django_db_blocker):
             connection.close()
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{TEMPLATE}.{os.getpid()}{suffix}").unlink(missing_ok=True)
+
+
+def suite_plumbing():
+    # Imported when first used: the plugin is loaded (and its asserts rewritten) by
+    # pytest_plugins, before this module could import it.
+    from tests.vendor_branches import suite_plumbing
+
+    return suite_plumbing()
 
 
 def _canonical_loaded():

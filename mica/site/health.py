@@ -1,8 +1,9 @@
 """Health in two parts: the node's own, for a load balancer, and the system's, for people.
 
-`/healthz` answers for the web node that serves it: its database, its cache, and the
-published bake and export set as this node reads them. A load balancer takes a node
-out only when that node cannot serve; a dead worker, a failing job or a lost broker
+`/healthz` answers for the web node that serves it: its database and the published bake
+and export set as this node reads them, and its cache as a degradation only (a node
+without it still serves). A load balancer takes a node out only when that node cannot
+serve; a dead worker, a failing job or a lost broker
 leaves every node serving the pages it has, so none of them fails it.
 
 `/healthz/system` and the admin's banner report what the whole deployment needs to
@@ -114,6 +115,13 @@ def _exports():
     return {"published": True, "files": len(manifest.get("files", ()))}
 
 
+# What a node needs to serve readers. The cache only spares work: without it every page,
+# filing and save is still served (mica.caches answers a miss), so an unreachable cache
+# is a degradation named in the answer, never a reason for a load balancer to take
+# every node out at once.
+NEEDED_TO_SERVE = ("database", "bake", "exports")
+
+
 def node_health():
     """(healthy, report) of this web node: whether it can serve readers."""
     checks = {
@@ -122,8 +130,13 @@ def node_health():
         "bake": _check(_bake),
         "exports": _check(_exports),
     }
-    healthy = all(check["ok"] for check in checks.values())
-    return healthy, {"status": "ok" if healthy else "unavailable", "checks": checks}
+    healthy = all(checks[name]["ok"] for name in NEEDED_TO_SERVE)
+    degraded = [name for name, check in checks.items() if not check["ok"]]
+    status = "unavailable" if not healthy else "degraded" if degraded else "ok"
+    report = {"status": status, "checks": checks}
+    if healthy and degraded:
+        report["degraded"] = degraded
+    return healthy, report
 
 
 # --- The system ---------------------------------------------------------------
@@ -462,11 +475,27 @@ def _export_problems():
     return []
 
 
+def _cache_problems():
+    check = _check(_cache)
+    if check["ok"]:
+        return []
+    return [
+        Problem(
+            "cache-unreachable",
+            _(
+                "The cache does not answer: every page is still served, rendered without "
+                "it and more slowly, until it is back."
+            ),
+            {"error": check["error"]},
+        )
+    ]
+
+
 def system_problems():
     """Every problem of the deployment, found now."""
     now = timezone.now()
     mode = _broker_mode()
-    problems = _broker_problems(mode) + _worker_problems(mode)
+    problems = _cache_problems() + _broker_problems(mode) + _worker_problems(mode)
     problems += _job_problems(now) + _after_commit_problems(now)
     problems += _bake_problems(now) + _export_problems()
     return problems
