@@ -148,8 +148,9 @@ def prepare():
 
 
 def targets():
-    """(task, version, market, situation, platform) for every public current task version,
-    in each market where it applies, on that market and family's pre-registered primary."""
+    """(task, version, market, situation, platform, idempotency) for every public current
+    task version, in each market where it applies, on that market and family's
+    pre-registered primary; idempotency: whether its contract declares the requirement."""
     from django.db.models import F
 
     from catalogue.access import task_versions_visible
@@ -175,6 +176,7 @@ def targets():
             a.market.code,
             situations[a.market.code],
             primaries[(a.market.code, a.version.definition.family.slug)],
+            a.version.declares_idempotency,
         )
         for a in applying
         if a.market.code in situations
@@ -183,12 +185,29 @@ def targets():
 
 
 def payloads(count, where):
-    """`count` attempts, round-robin over `where`; every third a recoverable failure."""
+    """`count` attempts, round-robin over `where`; every third a recoverable failure. A
+    success is proven by a post-action readback, and keeps the retry idempotency record
+    where the task's contract declares an idempotency requirement (as ingestion asks)."""
     made = []
     for n in range(count):
-        task, version, market, situation, platform = where[n % len(where)]
+        task, version, market, situation, platform, idempotency = where[n % len(where)]
         attempt = copy.deepcopy(TEMPLATE)
         success = n % 3 != 0
+        evidence = [
+            {
+                "evidence_id": f"ev-{n:06d}",
+                "evidence_type": "post-action-readback" if success else "tool-call-lineage",
+                "sha256": f"{n:064x}",
+            }
+        ]
+        if success and idempotency:
+            evidence.append(
+                {
+                    "evidence_id": f"idem-{n:06d}",
+                    "evidence_type": "retry-idempotency-record",
+                    "sha256": f"{n + 1:064x}",
+                }
+            )
         attempt.update(
             attempt_id=f"bench-{n:06d}",
             task=task,
@@ -199,13 +218,7 @@ def payloads(count, where):
             outcome="confirmed-success" if success else "recoverable-failure",
             accuracy=int(success),
             redacted_trace_id=f"trace-{n:06d}",
-            evidence=[
-                {
-                    "evidence_id": f"ev-{n:06d}",
-                    "evidence_type": "post-action-readback" if success else "tool-call-lineage",
-                    "sha256": f"{n:064x}",
-                }
-            ],
+            evidence=evidence,
         )
         made.append(attempt)
     return made
