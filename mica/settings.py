@@ -269,7 +269,8 @@ if BROKER_URL:
 elif JOBS_EAGER:
     CELERY_BROKER_URL = "memory://"
 else:
-    CELERY_BROKER_URL = "filesystem://"
+    # kombu's filesystem transport, writing each message whole (mica.jobs.broker_files).
+    CELERY_BROKER_URL = "mica-files://"
     for _folder in ("queue", "control"):
         (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
 # A failing job is recorded on its JobRun; it must not turn the request that
@@ -364,7 +365,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": min(10, max(1, BROKER_VISIBILITY_TIMEOUT // 5)),
     "unacked_restore_throttle": 10 if BROKER_VISIBILITY_TIMEOUT >= 100 else 1,
 }
-if CELERY_BROKER_URL == "filesystem://":
+if CELERY_BROKER_URL in ("mica-files://", "filesystem://"):
     CELERY_BROKER_TRANSPORT_OPTIONS.update(
         data_folder_in=str(BROKER_DIR / "queue"),
         data_folder_out=str(BROKER_DIR / "queue"),

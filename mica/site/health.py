@@ -491,11 +491,56 @@ def _cache_problems():
     ]
 
 
+# `manage.py serve` (the embedded profile) notes here each time it starts its worker again.
+WORKER_RESTARTS = "worker-restarts.json"
+# A restart is news for this long.
+RESTARTED_WITHIN = datetime.timedelta(hours=1)
+
+
+def worker_restart_record(exit_code):
+    """Note that the embedded worker died (with `exit_code`) and is being started again."""
+    path = settings.VAR_DIR / WORKER_RESTARTS
+    try:
+        count = json.loads(path.read_text(encoding="utf-8"))["count"]
+    except (OSError, ValueError, KeyError):
+        count = 0
+    record = {"count": count + 1, "at": timezone.now().isoformat(), "exit_code": exit_code}
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(record), encoding="utf-8")
+    partial.replace(path)
+
+
+def _restart_problems(now):
+    try:
+        record = json.loads((settings.VAR_DIR / WORKER_RESTARTS).read_text(encoding="utf-8"))
+        at = datetime.datetime.fromisoformat(record["at"])
+    except (OSError, ValueError, KeyError):
+        return []
+    if now - at > RESTARTED_WITHIN:
+        return []
+    minutes = int((now - at).total_seconds() // 60)
+    return [
+        Problem(
+            "worker-restarted",
+            lazy_format(
+                _(
+                    "The worker stopped (exit code %(code)s) and was started again "
+                    "%(minutes)d minutes ago; pages were served throughout. Its log says why."
+                ),
+                code=record.get("exit_code"),
+                minutes=minutes,
+            ),
+            {"restarts": record.get("count"), "at": record["at"]},
+        )
+    ]
+
+
 def system_problems():
     """Every problem of the deployment, found now."""
     now = timezone.now()
     mode = _broker_mode()
-    problems = _cache_problems() + _broker_problems(mode) + _worker_problems(mode)
+    problems = _cache_problems() + _restart_problems(now)
+    problems += _broker_problems(mode) + _worker_problems(mode)
     problems += _job_problems(now) + _after_commit_problems(now)
     problems += _bake_problems(now) + _export_problems()
     return problems

@@ -66,7 +66,7 @@ def test_embedded_default_needs_nothing(tmp_path):
     assert config["engine"] == "django.db.backends.sqlite3"
     # A real worker and beat (manage.py serve) take jobs from a broker of files under var/.
     assert config["eager"] is False
-    assert config["broker"] == "filesystem://"
+    assert config["broker"] == "mica-files://"
     assert (tmp_path / "broker" / "queue").is_dir()
     assert config["cache"].endswith("LocMemCache")
     assert config["email"].endswith("console.EmailBackend")

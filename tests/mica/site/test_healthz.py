@@ -41,7 +41,7 @@ def nothing_published(settings, tmp_path):
 def worker_needed(settings, tmp_path):
     """The embedded default as `make run` runs it: a broker of files and a worker to take
     from it, not jobs run inline."""
-    settings.JOBS_EAGER, settings.CELERY_BROKER_URL = False, "filesystem://"
+    settings.JOBS_EAGER, settings.CELERY_BROKER_URL = False, "mica-files://"
     settings.BROKER_DIR = tmp_path / "broker"
     (settings.BROKER_DIR / "queue").mkdir(parents=True)
 

@@ -1,5 +1,8 @@
 """Serve the portal as one machine runs it: gunicorn, and a Celery worker with beat.
 
+The worker is started again whenever it dies, after a short wait that grows if it keeps
+dying; gunicorn serves throughout. Only gunicorn's end (or a signal) ends the command.
+
 `make run` calls this. Without Redis the worker takes its jobs from the broker of files
 under var/broker (settings.BROKER_DIR), so an admin's job returns at once and shows its
 progress, content changes regenerate the exports after their debounce and the nightly
@@ -16,6 +19,40 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from mica.clients import socket_bind_refusal
+from mica.site.health import worker_restart_record
+
+# Waits before starting a worker that died again, doubling up to a minute; a worker that
+# ran this long before it died starts again at once.
+RESTART_WAITS = (1, 2, 4, 8, 16, 32, 60)
+RESTART_FORGIVEN_AFTER = 120
+
+
+class Supervised:
+    """The worker (with its beat), started again whenever it dies: a job's crash, a
+    message it could not read, the kernel's OOM killer. The web server does not depend
+    on it and keeps serving meanwhile; each restart is logged and recorded for
+    /healthz/system (mica.site.health, worker-restarted)."""
+
+    def __init__(self, start, stdout):
+        self.start, self.stdout = start, stdout
+        self.process, self.started_at = start(), time.monotonic()
+        self.failures, self.due = 0, None
+
+    def keep_up(self):
+        code = self.process.poll()
+        if code is None:
+            return
+        now = time.monotonic()
+        if self.due is None:
+            if now - self.started_at > RESTART_FORGIVEN_AFTER:
+                self.failures = 0
+            wait = RESTART_WAITS[min(self.failures, len(RESTART_WAITS) - 1)]
+            self.failures += 1
+            self.due = now + wait
+            self.stdout.write(f"the worker stopped (exit code {code}); starting it in {wait} s")
+            worker_restart_record(code)
+        if now >= self.due:
+            self.process, self.started_at, self.due = self.start(), now, None
 
 
 class Command(BaseCommand):
@@ -34,18 +71,19 @@ class Command(BaseCommand):
             raise CommandError(refusal)
         if settings.JOBS_EAGER:
             raise CommandError("MICA_JOBS_EAGER is set: jobs would run in the web process.")
-        processes = [self._worker(), self._web(bind, web_workers)]
+        worker = Supervised(self._worker, self.stdout)
+        web = self._web(bind, web_workers)
         stopping = []
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: stopping.append(True))
         try:
-            while not stopping and all(p.poll() is None for p in processes):
+            while not stopping and web.poll() is None:
+                worker.keep_up()
                 time.sleep(0.5)
         finally:
-            self._stop(processes)
-        failed = [p.args[2] for p in processes if p.returncode not in (0, -signal.SIGTERM)]
-        if failed and not stopping:
-            raise CommandError(f"{', '.join(failed)} stopped; the others were stopped too.")
+            self._stop([worker.process, web])
+        if web.returncode not in (0, -signal.SIGTERM) and not stopping:
+            raise CommandError("gunicorn stopped; the worker was stopped too.")
 
     def _worker(self):
         return self._start("celery", self.worker_arguments())
