@@ -19,6 +19,8 @@ stored, its cells recomputed and answered. The plain bulk insert then writes the
 same rows (attempts, invocations, evidence, situation links) for a second snapshot
 with `bulk_create`, one transaction a batch, without any check. Targets: every
 batch answered in under 30 s, and ingestion at most 5 times the plain insert.
+
+Smoke size (CI): `bench/ingest.py --batches 2 --size 100`.
 """
 
 import argparse
@@ -36,6 +38,8 @@ import urllib.request
 from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+from prepared import prepared_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB_TIMEOUT_SECONDS = 30
@@ -352,6 +356,7 @@ def plain_bulk_insert(batches):
 def main(batch_count, size):
     url = os.environ.get("MICA_DATABASE_URL", "")
     var_dir = Path(tempfile.mkdtemp(prefix="mica-bench-ingest-"))
+    prepared_copy(var_dir)
     environment = _environment(var_dir)
     if url.startswith("postgres"):
         recreate_postgresql(url)

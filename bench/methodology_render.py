@@ -2,6 +2,8 @@
 
 Runs on a fresh embedded database in a temporary folder:
     .venv/bin/python bench/methodology_render.py [repeats]
+
+Smoke size (CI): `bench/methodology_render.py 3`.
 """
 
 import os
@@ -11,9 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from prepared import prepared_copy
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ["MICA_VAR_DIR"] = tempfile.mkdtemp(prefix="mica-bench-")
 os.environ.pop("MICA_DATABASE_URL", None)
+prepared_copy(os.environ["MICA_VAR_DIR"])
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mica.settings")
 
 import django  # noqa: E402
