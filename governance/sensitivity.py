@@ -140,26 +140,28 @@ def _collect(cells, cohorts, canonical, codes):
 
 
 def _movement(base, alternative, values):
-    order = scoring.ordering(values)
-    shifts = scoring.rank_shifts(base, order)
+    """How the entries move from the published values `base` to an alternative's: ranks
+    shared by ties, and Kendall's tau-b, so a tie is never read as a reversal."""
+    shifts = scoring.rank_shifts(base, values)
     normalization, aggregation = alternative
     return {
         "alternative": alternative_code(alternative),
         "normalization": normalization,
         "aggregation": aggregation,
-        "ordering": order,
+        "ordering": scoring.ordering(values),
         "values": values,
-        "ranks": {entry: place for place, entry in enumerate(order, start=1)},
+        "ranks": scoring.shared_ranks(values),
         "rank_shifts": shifts,
-        "kendall_tau": scoring.kendall_tau(base, order),
+        "kendall_tau": scoring.kendall_tau(base, values),
         "largest_shift": max(abs(shift) for shift in shifts.values()),
     }
 
 
 def _table(key, by_alternative):
     level, market, family = key
-    base = scoring.ordering(by_alternative[scoring.BASELINE])
-    movements = [_movement(base, alt, by_alternative[alt]) for alt in scoring.alternatives()]
+    published = by_alternative[scoring.BASELINE]
+    base = scoring.ordering(published)
+    movements = [_movement(published, alt, by_alternative[alt]) for alt in scoring.alternatives()]
     taus = [m["kendall_tau"] for m in movements if m["kendall_tau"] is not None]
     return {
         "level": level,

@@ -479,31 +479,50 @@ def ordering(values: Mapping[str, float]) -> list[str]:
     return sorted(values, key=lambda key: (-values[key], key))
 
 
-def _same_entries(base: Sequence[str], other: Sequence[str]) -> None:
-    if len(set(base)) != len(base) or sorted(base) != sorted(other):
-        raise ValueError("the orderings must hold the same entries once each")
+def _same_entries(base: Mapping[str, float], other: Mapping[str, float]) -> None:
+    if set(base) != set(other):
+        raise ValueError("the two tables must hold the same entries")
+    if any(not math.isfinite(v) for v in [*base.values(), *other.values()]):
+        raise ValueError("values must be finite")
 
 
-def kendall_tau(base: Sequence[str], other: Sequence[str]) -> float | None:
-    """Kendall's tau between two strict orderings of the same entries: 1 unmoved, -1
-    reversed; None below two entries, where nothing can move."""
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
+def shared_ranks(values: Mapping[str, float]) -> dict[str, int]:
+    """Each entry's rank, best (highest) first, tied entries sharing the best rank of
+    their group ("1, 1, 3"): a tie is a tie, not an order the entry ids decide."""
+    if any(not math.isfinite(v) for v in values.values()):
+        raise ValueError("values must be finite")
+    return {key: 1 + sum(1 for other in values.values() if other > v) for key, v in values.items()}
+
+
+def kendall_tau(base: Mapping[str, float], other: Mapping[str, float]) -> float | None:
+    """Kendall's tau-b between the orders two tables of values give the same entries: 1
+    unmoved, -1 reversed, and a pair tied in either table neither agrees nor disagrees, so
+    a tie is never a reversal. None where nothing can be compared: under two entries, or
+    where one table ties every pair."""
     _same_entries(base, other)
-    n = len(base)
-    if n < 2:
+    keys = sorted(base)
+    agree = disagree = tied_base = tied_other = 0
+    for i, a in enumerate(keys):
+        for b in keys[i + 1 :]:
+            x, y = _sign(base[a] - base[b]), _sign(other[a] - other[b])
+            agree, disagree = agree + (x * y > 0), disagree + (x * y < 0)
+            tied_base, tied_other = tied_base + (x == 0), tied_other + (y == 0)
+    pairs = len(keys) * (len(keys) - 1) // 2
+    denominator = math.sqrt((pairs - tied_base) * (pairs - tied_other))
+    if denominator == 0:
         return None
-    place = {key: position for position, key in enumerate(other)}
-    concordant = sum(
-        1 for i in range(n) for j in range(i + 1, n) if place[base[i]] < place[base[j]]
-    )
-    pairs = n * (n - 1) // 2
-    return (2 * concordant - pairs) / pairs
+    return (agree - disagree) / denominator
 
 
-def rank_shifts(base: Sequence[str], other: Sequence[str]) -> dict[str, int]:
-    """Places each entry moved from `base` to `other`; positive means it moved up."""
+def rank_shifts(base: Mapping[str, float], other: Mapping[str, float]) -> dict[str, int]:
+    """Places each entry moved from `base` to `other` by shared ranks; positive means up."""
     _same_entries(base, other)
-    place = {key: position for position, key in enumerate(base)}
-    return {key: place[key] - position for position, key in enumerate(other)}
+    before, after = shared_ranks(base), shared_ranks(other)
+    return {key: before[key] - after[key] for key in sorted(base)}
 
 
 # --- Publication gate ------------------------------------------------------

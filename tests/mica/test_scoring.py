@@ -48,6 +48,7 @@ from mica.scoring import (
     policy_product,
     rank_shifts,
     separable_ranks,
+    shared_ranks,
     speed_component,
     wilson_interval,
 )
@@ -638,33 +639,58 @@ def test_ordering_is_best_first_ties_to_the_smaller_id():
     assert ordering({"b": 1.0, "a": 1.0, "c": 2.0}) == ["c", "a", "b"]
 
 
+BASE = {"x": 3.0, "y": 2.0, "z": 1.0}
+
+
 @pytest.mark.parametrize(
     ("other", "tau", "shifts"),
     [
-        (["x", "y", "z"], 1.0, {"x": 0, "y": 0, "z": 0}),
-        (["z", "y", "x"], -1.0, {"z": 2, "y": 0, "x": -2}),
-        (["y", "x", "z"], 1 / 3, {"y": 1, "x": -1, "z": 0}),
-        (["x", "z", "y"], 1 / 3, {"x": 0, "z": 1, "y": -1}),
+        ({"x": 3.0, "y": 2.0, "z": 1.0}, 1.0, {"x": 0, "y": 0, "z": 0}),
+        ({"z": 3.0, "y": 2.0, "x": 1.0}, -1.0, {"z": 2, "y": 0, "x": -2}),
+        ({"y": 3.0, "x": 2.0, "z": 1.0}, 1 / 3, {"y": 1, "x": -1, "z": 0}),
+        ({"x": 3.0, "z": 2.0, "y": 1.0}, 1 / 3, {"x": 0, "z": 1, "y": -1}),
     ],
 )
 def test_kendall_tau_and_rank_shifts_on_hand_examples(other, tau, shifts):
-    assert kendall_tau(["x", "y", "z"], other) == pytest.approx(tau)
-    assert rank_shifts(["x", "y", "z"], other) == shifts
+    assert kendall_tau(BASE, other) == pytest.approx(tau)
+    assert rank_shifts(BASE, other) == shifts
+
+
+def test_ties_are_ties_not_reversals():
+    """Issue 44, item 4: "Two cells tied at 66.667 under one alternative get Kendall's tau
+    -1.0 and a rank shift of 1, because ties are broken by the cell id ... Use a tau that
+    accounts for ties (tau-b) and shared ranks, so a tie is never a reversal"."""
+    published = {"kr-b": 70.0, "kr-a": 60.0}
+    tied = {"kr-b": 66.667, "kr-a": 66.667}
+    # The id order would read the tie as kr-a before kr-b: a reversal. It is none.
+    assert ordering(tied) == ["kr-a", "kr-b"]
+    assert kendall_tau(published, tied) is None
+    assert shared_ranks(tied) == {"kr-a": 1, "kr-b": 1}
+    assert rank_shifts(published, tied) == {"kr-a": 1, "kr-b": 0}
+    # Identical and reversed orders read as they are.
+    assert kendall_tau(published, {"kr-b": 2.0, "kr-a": 1.0}) == 1.0
+    assert kendall_tau(published, {"kr-b": 1.0, "kr-a": 2.0}) == -1.0
+    # With more entries, a tie counts as neither agreement nor reversal (tau-b).
+    three = {"a": 3.0, "b": 2.0, "c": 1.0}
+    assert kendall_tau(three, {"a": 3.0, "b": 1.0, "c": 1.0}) == pytest.approx(2 / math.sqrt(6))
+    assert kendall_tau(three, {"a": 1.0, "b": 1.0, "c": 3.0}) == pytest.approx(-2 / math.sqrt(6))
+    assert shared_ranks({"a": 5.0, "b": 5.0, "c": 1.0}) == {"a": 1, "b": 1, "c": 3}
 
 
 def test_a_ranking_of_one_cannot_move():
-    assert kendall_tau(["only"], ["only"]) is None
-    assert kendall_tau([], []) is None
-    assert rank_shifts(["only"], ["only"]) == {"only": 0}
+    assert kendall_tau({"only": 1.0}, {"only": 2.0}) is None
+    assert kendall_tau({}, {}) is None
+    assert rank_shifts({"only": 1.0}, {"only": 2.0}) == {"only": 0}
 
 
 @given(st.permutations(list("abcdefg")))
 @PROPERTY
-def test_kendall_tau_lies_in_minus_one_to_one_and_is_symmetric(other):
-    base = list("abcdefg")
+def test_kendall_tau_lies_in_minus_one_to_one_and_is_symmetric(permuted):
+    base = {key: float(7 - i) for i, key in enumerate("abcdefg")}
+    other = {key: float(7 - i) for i, key in enumerate(permuted)}
     tau = kendall_tau(base, other)
-    assert -1.0 <= tau <= 1.0 and tau == kendall_tau(other, base)
-    assert (tau == 1.0) == (list(other) == base)
+    assert -1.0 <= tau <= 1.0 and tau == pytest.approx(kendall_tau(other, base))
+    assert (tau == 1.0) == (list(permuted) == list("abcdefg"))
     assert sum(rank_shifts(base, other).values()) == 0
 
 
@@ -882,11 +908,9 @@ REFUSALS = [
     ),
     (lambda: normalize("rank", 1.0, 1.0, [2.0]), "the reading must belong to its cohort"),
     (lambda: ordering({"a": math.nan}), "values must be finite"),
-    (lambda: kendall_tau(["a"], ["b"]), "the orderings must hold the same entries once each"),
-    (
-        lambda: rank_shifts(["a", "a"], ["a", "a"]),
-        "the orderings must hold the same entries once each",
-    ),
+    (lambda: kendall_tau({"a": 1.0}, {"b": 1.0}), "the two tables must hold the same entries"),
+    (lambda: rank_shifts({"a": 1.0}, {"a": math.inf}), "values must be finite"),
+    (lambda: shared_ranks({"a": math.nan}), "values must be finite"),
     (lambda: gate({"critical_safety_events": -1}), "critical safety events cannot be negative"),
     (lambda: gate({"data_status": "draft"}), "unknown data status 'draft'"),
     (lambda: gate({"coverage": 1.5}), "coverage is a fraction in [0, 1]"),
