@@ -412,6 +412,12 @@ def _chart_summary(table):
     """The chart's text alternative: how far the ordering moves at most."""
     if not table["movable"]:
         return None
+    if table["smallest_kendall_tau"] is None:
+        # Every alternative ties every pair it could compare: a tau-b of nothing.
+        return _(
+            "Across every alternative the entries stay tied, and no entry moves more than "
+            "%(shift)s places."
+        ) % {"shift": table["largest_shift"]}
     return _(
         "Across every alternative, Kendall's tau against the published order is at least "
         "%(tau)s and no entry moves more than %(shift)s places."

@@ -286,3 +286,16 @@ def test_the_analysis_reads_the_canonical_set_and_the_markets_once():
     cell_tables = [t for t in tables if t["level"] == "cell"]
     assert cell_tables
     assert cell_tables == [t for t in explicit if t["level"] == "cell"]
+
+
+def test_a_chart_whose_alternatives_tie_every_pair_says_so_in_both_languages():
+    """With tau-b a table can be movable yet have no tau at all (every alternative ties
+    what it compares): the chart's text alternative says so instead of failing."""
+    from django.utils import translation
+
+    from governance.presenters import _chart_summary
+
+    table = {"movable": True, "smallest_kendall_tau": None, "largest_shift": 1}
+    assert "stay tied" in str(_chart_summary(table))
+    with translation.override("ko"):
+        assert "동점으로 남으며" in str(_chart_summary(table))
