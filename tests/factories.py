@@ -497,3 +497,32 @@ FAILED_SUCCESSES = [
     {"critical_safety_event": True, "safety_event_description": "Paid unasked."},
 ]
 FAILED_SUCCESS_IDS = ["retry-duplicate", "prohibited-state", "critical-safety-event"]
+
+
+def seeded_attempts(client, staff, operator):
+    """A cell of independent reruns that passes the gate (one failure among successes,
+    latencies and costs apart, one run ineligible for an environment fault), and a cell
+    of the operator's self-reported runs in another market, which the gate blocks."""
+    publishable_world(max_ineligible_discard_rate=50)
+    reruns = [
+        independent_rerun(1, wall_clock_seconds=180.0),
+        independent_rerun(
+            2,
+            wall_clock_seconds=420.5,
+            tool_cost_usd="0.015000000",
+            observed_cost_usd="0.045000000",
+        ),
+        independent_rerun(3, wall_clock_seconds=260.0, outcome="recoverable-failure", accuracy=0),
+        independent_rerun(4, wall_clock_seconds=300.0),
+        independent_rerun(
+            5, eligible=False, ineligible_reason="The platform was down for maintenance."
+        ),
+    ]
+    response = attempts_post(client, staff, reruns)
+    assert response.status_code == 201, response.content
+    own = [
+        independent_rerun(n, market="JP", verification="self-reported", attempt_id=f"own-{n}")
+        for n in (1, 2)
+    ]
+    response = attempts_post(client, operator, own)
+    assert response.status_code == 201, response.content

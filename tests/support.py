@@ -112,3 +112,36 @@ def database_flush():
         allow_cascade=False,
         inhibit_post_migrate=False,
     )
+
+
+# --- A deployment of the embedded default in processes of its own ------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fresh_environment(var, **settings):
+    """This process's environment without the test's MICA_ settings, for a site whose
+    var/ is `var`, with `settings` added: what a fresh clone's `make run` would see."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("MICA_") and key != "DJANGO_ALLOW_ASYNC_UNSAFE"
+    }
+    env.update(MICA_VAR_DIR=str(var), **settings)
+    return env
+
+
+def manage(env, *arguments):
+    """`manage.py ARGUMENTS` in a process of its own under `env`: its output."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    ).stdout

@@ -5,7 +5,6 @@ A job started in the admin returns at once and its progress is seen moving; a co
 edit publishes a new export set after its debounce, with nobody pressing anything."""
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import assert_accessible
 from tests.deploy.test_stack import free_port, wait_for
+from tests.support import fresh_environment, manage
 
 pytestmark = pytest.mark.browser
 
@@ -35,29 +35,6 @@ synthetic_catalogue_create({SYNTHETIC_TASKS})
 lead = User.objects.create_superuser("lead", "lead@example.org", "{PASSWORD}")
 print(TOTPDevice.objects.create(user=lead, name="authenticator app", confirmed=True).key)
 """
-
-
-def fresh_environment(var, **settings):
-    """This process's environment without the test's MICA_ settings, for a site whose
-    var/ is `var`, with `settings` added: what a fresh clone's `make run` would see."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("MICA_") and key != "DJANGO_ALLOW_ASYNC_UNSAFE"
-    }
-    env.update(MICA_VAR_DIR=str(var), **settings)
-    return env
-
-
-def manage(env, *arguments):
-    return subprocess.run(
-        [sys.executable, "manage.py", *arguments],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 @pytest.fixture(scope="module")

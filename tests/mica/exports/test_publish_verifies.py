@@ -21,7 +21,7 @@ from mica.exports.publish import exports_build_and_publish
 from mica.exports.selectors import export_published
 from mica.exports.validation import ExportRefused
 from mica.jobs.models import JobRun, JobState
-from tests.factories import attempts_post, independent_rerun, publishable_world
+from tests.factories import seeded_attempts
 from tests.mica.exports.conftest import assert_intact, published
 
 # Publishing appends to the publication log, which locks its table on PostgreSQL.
@@ -42,26 +42,7 @@ def signing_key_file(settings, tmp_path):
 def seeded(client, staff, operator):
     """A cell of independent reruns that passes the gate, and a cell of the operator's
     self-reported runs in another market, which the gate blocks."""
-    publishable_world(max_ineligible_discard_rate=50)
-    reruns = [
-        independent_rerun(1, wall_clock_seconds=180.0),
-        independent_rerun(
-            2,
-            wall_clock_seconds=420.5,
-            tool_cost_usd="0.015000000",
-            observed_cost_usd="0.045000000",
-        ),
-        independent_rerun(3, wall_clock_seconds=260.0, outcome="recoverable-failure", accuracy=0),
-        independent_rerun(4, wall_clock_seconds=300.0),
-    ]
-    response = attempts_post(client, staff, reruns)
-    assert response.status_code == 201, response.content
-    own = [
-        independent_rerun(n, market="JP", verification="self-reported", attempt_id=f"own-{n}")
-        for n in (1, 2)
-    ]
-    response = attempts_post(client, operator, own)
-    assert response.status_code == 201, response.content
+    seeded_attempts(client, staff, operator)
 
 
 def regenerate(*options):

@@ -20,31 +20,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import _free_port
-from tests.support import wait_for
+from tests.support import fresh_environment, manage, wait_for
 
 pytestmark = pytest.mark.embedded_only
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def _environment(var, base):
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MICA_")}
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    env.update(MICA_VAR_DIR=str(var), MICA_SITE_URL=base, MICA_WORKER_HEARTBEAT_INTERVAL="1")
-    env.update(MICA_EXPORT_DEBOUNCE_SECONDS="1", MICA_PAGE_BAKE_ON_CHANGE="0")
-    return env
-
-
-def _manage(env, *arguments):
-    return subprocess.run(
-        [sys.executable, "manage.py", *arguments],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    ).stdout
 
 
 def _get(url):
@@ -81,9 +61,15 @@ def test_a_killed_worker_is_started_again_while_every_page_is_served(tmp_path):
     var = tmp_path / "var"
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    env = _environment(var, base)
-    _manage(env, "migrate", "--no-input")
-    _manage(env, "load_canonical_content")
+    env = fresh_environment(
+        var,
+        MICA_SITE_URL=base,
+        MICA_WORKER_HEARTBEAT_INTERVAL="1",
+        MICA_EXPORT_DEBOUNCE_SECONDS="1",
+        MICA_PAGE_BAKE_ON_CHANGE="0",
+    )
+    manage(env, "migrate", "--no-input")
+    manage(env, "load_canonical_content")
     log = open(tmp_path / "serve.log", "w")
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}"],
@@ -106,7 +92,7 @@ def test_a_killed_worker_is_started_again_while_every_page_is_served(tmp_path):
         assert first is not None
         os.kill(first, signal.SIGKILL)
         # A job queued while no worker runs: the export set, as an edit would queue it.
-        _manage(env, "regenerate_exports")
+        manage(env, "regenerate_exports")
         statuses = []
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
