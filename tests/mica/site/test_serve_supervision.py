@@ -53,6 +53,19 @@ def _worker_pid(serve_pid):
     return None
 
 
+def _group_members(group):
+    """The live processes of a process group."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getpgid(int(entry.name)) == group:
+                    members.append(int(entry.name))
+            except ProcessLookupError:
+                continue
+    return members
+
+
 def _problems(base):
     return {p["code"]: p for p in json.loads(_get(f"{base}/healthz/system")[1])["problems"]}
 
@@ -107,6 +120,8 @@ def test_a_killed_worker_is_started_again_while_every_page_is_served(tmp_path):
             return pid is not None and pid != first
 
         wait_for(worker_back, timeout=60)
+        # Nothing of the killed worker lives on: its beat would hold the beat lock.
+        assert not _group_members(first)
 
         def exports_published():
             """the export set queued meanwhile to be published"""

@@ -51,8 +51,18 @@ class Supervised:
             self.due = now + wait
             self.stdout.write(f"the worker stopped (exit code {code}); starting it in {wait} s")
             worker_restart_record(code)
+            self.reap()
         if now >= self.due:
             self.process, self.started_at, self.due = self.start(), now, None
+
+    def reap(self):
+        """End what is left of the worker's process group: a worker killed outright leaves
+        its beat child behind, which would hold the beat lock and keep sending the
+        schedule with nobody to stop it."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 class Command(BaseCommand):
@@ -82,11 +92,14 @@ class Command(BaseCommand):
                 time.sleep(0.5)
         finally:
             self._stop([worker.process, web])
+            worker.reap()
         if web.returncode not in (0, -signal.SIGTERM) and not stopping:
             raise CommandError("gunicorn stopped; the worker was stopped too.")
 
     def _worker(self):
-        return self._start("celery", self.worker_arguments())
+        # A process group of its own (the worker and its beat), so that what a dead worker
+        # leaves behind can be ended with it (Supervised.reap).
+        return self._start("celery", self.worker_arguments(), start_new_session=True)
 
     def worker_arguments(self):
         # One process for the worker and its beat: the embedded broker has one consumer,
@@ -111,10 +124,13 @@ class Command(BaseCommand):
             + ["--control-socket", control],
         )
 
-    def _start(self, module, arguments):
+    def _start(self, module, arguments, **options):
         self.stdout.write(f"starting {module}")
         return subprocess.Popen(
-            [sys.executable, "-m", module, *arguments], cwd=settings.BASE_DIR, env=os.environ
+            [sys.executable, "-m", module, *arguments],
+            cwd=settings.BASE_DIR,
+            env=os.environ,
+            **options,
         )
 
     def _stop(self, processes):
