@@ -67,7 +67,7 @@ def _sqlite_from_template(database):
     global _template_lock
     if not TEMPLATE or not database["ENGINE"].endswith("sqlite3"):
         return
-    own = f"{TEMPLATE}.{os.getpid()}"
+    own = _own_copy()
     database.setdefault("TEST", {})["NAME"] = own
     _template_lock = open(f"{TEMPLATE}.lock", "w")
     fcntl.flock(_template_lock, fcntl.LOCK_EX)
@@ -83,6 +83,12 @@ def django_db_keepdb(django_db_keepdb):
 
     engine = settings.DATABASES["default"]["ENGINE"]
     return django_db_keepdb or bool(TEMPLATE and engine.endswith("sqlite3"))
+
+
+def _own_copy():
+    # "test" in the name: the suite's guards (tests/census.py) write only to a database
+    # whose name says it is a test's.
+    return f"{TEMPLATE}.test-{os.getpid()}"
 
 
 def _template_release():
@@ -136,7 +142,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
         with django_db_blocker.unblock():
             connection.close()
         for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(f"{TEMPLATE}.{os.getpid()}{suffix}").unlink(missing_ok=True)
+            Path(f"{_own_copy()}{suffix}").unlink(missing_ok=True)
 
 
 def suite_plumbing():

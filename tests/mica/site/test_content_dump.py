@@ -99,6 +99,7 @@ def test_a_freshly_loaded_database_dumps_the_shipped_yaml(canonical_content, tmp
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.vendor
 def test_dump_then_load_into_an_empty_database_exports_the_seed(canonical_content, tmp_path):
     dump("--output", str(tmp_path))
     call_command("flush", interactive=False, verbosity=0)
