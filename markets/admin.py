@@ -10,7 +10,6 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from markets import models
-from markets.frozen import edition_published
 from markets.selectors import competent_market_codes
 from markets.services import (
     coverage_audit,
@@ -113,29 +112,12 @@ class SituationForm(forms.ModelForm):
         return cleaned
 
 
-class PublishedPartInline(TranslationStackedInline):
-    """A part of a market edition, read-only once its edition is published (markets.frozen):
-    the page shows what was published, and a change goes into a new edition."""
-
-    def _open(self, obj):
-        return obj is None or not edition_published(obj.edition_id)
-
-    def has_add_permission(self, request, obj=None):
-        return super().has_add_permission(request, obj) and self._open(obj)
-
-    def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and self._open(obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and self._open(obj)
-
-
-class HazardInline(PublishedPartInline):
+class HazardInline(TranslationStackedInline):
     model = models.Hazard
     extra = 0
 
 
-class LocalChangeInline(PublishedPartInline):
+class LocalChangeInline(TranslationStackedInline):
     model = models.LocalChange
     extra = 0
 
@@ -157,12 +139,12 @@ class DatasheetForm(forms.ModelForm):
         return cleaned
 
 
-class DatasheetInline(PublishedPartInline):
+class DatasheetInline(TranslationStackedInline):
     model = models.Datasheet
     form = DatasheetForm
 
 
-class DataStatementInline(PublishedPartInline):
+class DataStatementInline(TranslationStackedInline):
     model = models.DataStatement
 
 
@@ -193,15 +175,6 @@ class MarketEditionAdmin(MarketScopedAdminMixin, HistoryAdmin, BilingualAdmin, T
     list_filter = ("edition",)
     readonly_fields = ("coverage",)
     inlines = [HazardInline, LocalChangeInline, DatasheetInline, DataStatementInline]
-
-    def _open(self, obj):
-        return obj is None or not edition_published(obj.edition_id)
-
-    def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and self._open(obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and self._open(obj)
 
     def get_queryset(self, request):
         return (
