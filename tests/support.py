@@ -1,6 +1,7 @@
 """Helpers the test modules share (fixtures live in the conftest files)."""
 
 import os
+from contextlib import contextmanager
 
 import pytest
 
@@ -145,3 +146,56 @@ def manage(env, *arguments):
         text=True,
         timeout=600,
     ).stdout
+
+
+@contextmanager
+def serving(env, port, var):
+    """`manage.py serve` (its process) running until the block ends, once it serves and
+    its worker beats; its output in var/serve.log."""
+    import subprocess
+    import sys
+
+    log = open(os.path.join(var, "serve.log"), "w")  # noqa: SIM115 (the process writes it)
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+
+    def ready():
+        """/healthz and the embedded worker's heartbeat"""
+        return serves_with_a_worker(base)
+
+    try:
+        wait_for(ready, timeout=120)
+        yield serve
+    finally:
+        serve.terminate()
+        serve.wait(timeout=60)
+        log.close()
+
+
+def serves_with_a_worker(base):
+    """The node serves (/healthz), and the system names no worker problem: /healthz
+    answers for the node alone, the worker is the system's (/healthz/system)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
+            if response.status != 200:
+                return False
+    except OSError:  # not listening yet, or an HTTP error
+        return False
+    try:
+        with urllib.request.urlopen(f"{base}/healthz/system", timeout=5) as response:
+            system = json.load(response)
+    except urllib.error.HTTPError as answer:  # 503 with the problems, worker or other
+        system = json.load(answer)
+    except OSError:
+        return False
+    return not {"worker-missing", "worker-stale"} & {p["code"] for p in system["problems"]}

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import assert_accessible
-from tests.browser.test_embedded_jobs import ROOT, fresh_environment, manage, serving
+from tests.browser.test_embedded_jobs import ROOT
 from tests.deploy.test_stack import free_port, wait_for
+from tests.support import fresh_environment, manage, serving
 
 pytestmark = pytest.mark.browser
 

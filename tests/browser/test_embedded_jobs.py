@@ -4,13 +4,9 @@ worker and beat on the broker of files under var/ (`manage.py serve`), one SQLit
 A job started in the admin returns at once and its progress is seen moving; a content
 edit publishes a new export set after its debounce, with nobody pressing anything."""
 
-import json
 import re
-import subprocess
-import sys
 import time
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import assert_accessible
 from tests.deploy.test_stack import free_port, wait_for
-from tests.support import fresh_environment, manage
+from tests.support import fresh_environment, manage, serving
 
 pytestmark = pytest.mark.browser
 
@@ -60,45 +56,6 @@ def embedded(tmp_path_factory):
         yield {"base": base, "key": key, "var": var}
     # Stopping the command stops its worker and gunicorn with it.
     assert "Handling signal: term" in (var / "serve.log").read_text()
-
-
-@contextmanager
-def serving(env, port, var):
-    """`manage.py serve` running until the block ends, once it serves and its worker beats."""
-    log = open(var / "serve.log", "w")
-    serve = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_for(lambda: _healthy(base), what="/healthz and the embedded worker's heartbeat")
-        yield
-    finally:
-        serve.terminate()
-        serve.wait(timeout=60)
-
-
-def _healthy(base):
-    """The node serves (/healthz), and the system names no worker problem: /healthz
-    answers for the node alone, the worker is the system's (/healthz/system)."""
-    try:
-        with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
-            if response.status != 200:
-                return False
-    except OSError:  # not listening yet, or an HTTP error
-        return False
-    try:
-        with urllib.request.urlopen(f"{base}/healthz/system", timeout=5) as response:
-            system = json.load(response)
-    except urllib.error.HTTPError as answer:  # 503 with the problems, worker or other
-        system = json.load(answer)
-    except OSError:
-        return False
-    return not {"worker-missing", "worker-stale"} & {p["code"] for p in system["problems"]}
 
 
 def fresh_code(embedded):

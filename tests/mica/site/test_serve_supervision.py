@@ -10,8 +10,6 @@ queued meanwhile is done once it is back, and /healthz/system says what happened
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -20,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import _free_port
-from tests.support import fresh_environment, manage, wait_for
+from tests.support import fresh_environment, manage, serving, wait_for
 
 pytestmark = pytest.mark.embedded_only
 
@@ -83,24 +81,7 @@ def test_a_killed_worker_is_started_again_while_every_page_is_served(tmp_path):
     )
     manage(env, "migrate", "--no-input")
     manage(env, "load_canonical_content")
-    log = open(tmp_path / "serve.log", "w")
-    serve = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-
-        def serving():
-            """the node to serve and its worker to beat"""
-            try:
-                return _get(f"{base}/healthz")[0] == 200 and "worker-missing" not in _problems(base)
-            except OSError:
-                return False
-
-        wait_for(serving, timeout=120)
+    with serving(env, port, var) as serve:
         first = _worker_pid(serve.pid)
         assert first is not None
         os.kill(first, signal.SIGKILL)
@@ -132,7 +113,4 @@ def test_a_killed_worker_is_started_again_while_every_page_is_served(tmp_path):
         assert restarted["message"]["en"].startswith("The worker stopped (exit code -9)")
         assert restarted["message"]["ko"].startswith("워커가 멈췄다가")
         assert _get(f"{base}/healthz")[0] == 200
-        assert "the worker stopped (exit code -9)" in (tmp_path / "serve.log").read_text()
-    finally:
-        serve.terminate()
-        serve.wait(timeout=60)
+        assert "the worker stopped (exit code -9)" in (var / "serve.log").read_text()
