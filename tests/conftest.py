@@ -69,6 +69,7 @@ def _sqlite_from_template(database):
         return
     own = _own_copy()
     database.setdefault("TEST", {})["NAME"] = own
+    os.makedirs(os.path.dirname(TEMPLATE) or ".", exist_ok=True)  # a fresh folder is fine
     _template_lock = open(f"{TEMPLATE}.lock", "w")
     fcntl.flock(_template_lock, fcntl.LOCK_EX)
     if os.path.exists(TEMPLATE):
