@@ -1,7 +1,8 @@
 """The published figures of mica-gate.json against the ones recomputed from the export
-set alone: each cell, then the market and family figures above the cells."""
+set alone: each cell, its sensitivity tables, then the market and family figures above
+the cells."""
 
-from mica_verify import aggregates, cells
+from mica_verify import aggregates, cells, sensitivity
 from mica_verify.report import Report
 from mica_verify.source import Cached, Missing, source_open
 
@@ -125,7 +126,8 @@ def blockers_check(gate_cells, recomputed, report):
 
 
 def figures_check(source, report):
-    """Recompute every cell and every figure above the cells; the recomputed cells."""
+    """Recompute every cell, every sensitivity table, and every figure above the cells;
+    the recomputed cells."""
     documents = _documents(source, report)
     if documents is None:
         return None
@@ -146,7 +148,7 @@ def figures_check(source, report):
         )
     present = [cell for cell in gate["cells"] if cell["cell"] in recomputed]
     blockers_check(present, recomputed, report)
-    return {
+    checked = {
         "gate": gate,
         "cells": present,
         "recomputed": recomputed,
@@ -154,13 +156,15 @@ def figures_check(source, report):
         # The markets in the method's one order, as the markets export lists them.
         "markets": [market["code"] for market in markets["markets"]],
     }
+    sensitivity.sensitivity_check(checked, report)
+    return checked
 
 
 def figures_verify(where):
     """The report of the figure checks alone on the set at `where` (a folder or a base
-    URL): every cell, its blockers and the figures above the cells, without the files',
-    the signature's and the log's checks. What the portal runs on a set it is about to
-    publish, which no log entry records yet."""
+    URL): every cell, its blockers, the sensitivity tables and the figures above the
+    cells, without the files', the signature's and the log's checks. What the portal runs
+    on a set it is about to publish, which no log entry records yet."""
     report = Report(str(where))
     aggregates.aggregates_check(figures_check(Cached(source_open(str(where))), report), report)
     return report
