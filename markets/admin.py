@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from markets import models
+from markets.frozen import edition_published
 from markets.selectors import competent_market_codes
 from markets.services import (
     coverage_audit,
@@ -25,6 +26,7 @@ from mica.admin_decisions import DecisionAdmin, DecisionEventInline
 from mica.bilingual_admin import BilingualAdmin
 from mica.errors import DomainError
 from mica.history_admin import HistoryAdmin
+from mica.methodology.models import Edition, EditionStatus
 from mica.text import is_blank
 from mica.vocabulary import EvidenceType, RecoveryCondition, Surface, TaskFamily
 
@@ -112,12 +114,29 @@ class SituationForm(forms.ModelForm):
         return cleaned
 
 
-class HazardInline(TranslationStackedInline):
+class PublishedPartInline(TranslationStackedInline):
+    """A part of a market edition, read-only once its edition is published (markets.frozen):
+    the page shows what was published, and a change goes into a new edition."""
+
+    def _open(self, obj):
+        return obj is None or not edition_published(obj.edition_id)
+
+    def has_add_permission(self, request, obj=None):
+        return super().has_add_permission(request, obj) and self._open(obj)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._open(obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._open(obj)
+
+
+class HazardInline(PublishedPartInline):
     model = models.Hazard
     extra = 0
 
 
-class LocalChangeInline(TranslationStackedInline):
+class LocalChangeInline(PublishedPartInline):
     model = models.LocalChange
     extra = 0
 
@@ -139,12 +158,12 @@ class DatasheetForm(forms.ModelForm):
         return cleaned
 
 
-class DatasheetInline(TranslationStackedInline):
+class DatasheetInline(PublishedPartInline):
     model = models.Datasheet
     form = DatasheetForm
 
 
-class DataStatementInline(TranslationStackedInline):
+class DataStatementInline(PublishedPartInline):
     model = models.DataStatement
 
 
@@ -175,6 +194,22 @@ class MarketEditionAdmin(MarketScopedAdminMixin, HistoryAdmin, BilingualAdmin, T
     list_filter = ("edition",)
     readonly_fields = ("coverage",)
     inlines = [HazardInline, LocalChangeInline, DatasheetInline, DataStatementInline]
+
+    def _open(self, obj):
+        return obj is None or not edition_published(obj.edition_id)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._open(obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._open(obj)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        # Only a draft edition takes a new market edition: choosing a published one is a
+        # form error ("Select a valid choice"), not the guard's refusal at save.
+        if db_field.name == "edition":
+            kwargs["queryset"] = Edition.objects.filter(status=EditionStatus.DRAFT)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_queryset(self, request):
         return (

@@ -7,8 +7,9 @@ models refuse such a change (catalogue.models, mica.methodology.models); these t
 refuse it to any SQL, raw or not, on both databases.
 
 A guard names a table, the SQL condition that makes one of its rows frozen (on a row
-alias `{row}`), the columns that then never change (every column when None), and its
-child tables, whose rows of a frozen parent can be neither added, changed nor removed.
+alias `{row}`), the columns that then never change (every column when None), its child
+tables, whose rows of a frozen parent can be neither added, changed nor removed, and
+whether a row born frozen (its condition reads another table) can be added.
 
 No session setting lifts them. The one way round is a migration (or an operator with a
 role that owns the tables) dropping and remaking them, as `frozen_rows_maintenance`
@@ -31,6 +32,9 @@ class FrozenRows:
     what: str
     columns: tuple = None
     children: tuple = ()
+    # Whether a row can be added frozen: a condition on another table (a market edition
+    # of a published edition) holds before the row exists, so an insert is refused too.
+    inserts: bool = False
 
     def condition(self, row):
         return self.frozen.format(row=row)
@@ -65,10 +69,15 @@ def _pg_statements(connection, guard):
     name = f"mica_frozen_{guard.table}"
     message = _message(guard).replace("'", "''")
     changed = _changed(connection, guard, "IS DISTINCT FROM")
+    born = f"(TG_OP = 'INSERT' AND {guard.condition('NEW')})" if guard.inserts else "FALSE"
+    operations = "INSERT OR UPDATE OR DELETE" if guard.inserts else "UPDATE OR DELETE"
     statements = [
         f"""CREATE OR REPLACE FUNCTION {name}() RETURNS trigger AS $$
 BEGIN
-    IF {guard.condition("OLD")} AND (TG_OP = 'DELETE' OR {changed}) THEN
+    IF {born} THEN
+        RAISE EXCEPTION '{message} (%)', TG_OP USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    IF TG_OP <> 'INSERT' AND {guard.condition("OLD")} AND (TG_OP = 'DELETE' OR {changed}) THEN
         RAISE EXCEPTION '{message} (%)', TG_OP USING ERRCODE = 'integrity_constraint_violation';
     END IF;
     IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
@@ -76,7 +85,7 @@ BEGIN
 END;
 $$ LANGUAGE plpgsql""",
         f"DROP TRIGGER IF EXISTS {name} ON {guard.table}",
-        f"CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {guard.table} "
+        f"CREATE TRIGGER {name} BEFORE {operations} ON {guard.table} "
         f"FOR EACH ROW EXECUTE FUNCTION {name}()",
     ]
     for child, key in guard.children:
@@ -117,7 +126,7 @@ def _pg_drop(guard):
 
 
 def _sqlite_names(guard):
-    names = [f"mica_frozen_{guard.table}_{op}" for op in ("update", "delete")]
+    names = [f"mica_frozen_{guard.table}_{op}" for op in ("update", "delete", "insert")]
     for child, _key in guard.children:
         names += [f"mica_frozen_{child}_{op}" for op in ("insert", "update", "delete")]
     return names
@@ -127,13 +136,18 @@ def _sqlite_statements(connection, guard):
     message = _message(guard).replace("'", "''")
     raise_it = f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
     changed = _changed(connection, guard, "IS NOT")
-    update, delete = _sqlite_names(guard)[:2]
+    update, delete, insert = _sqlite_names(guard)[:3]
     statements = [
         f"CREATE TRIGGER IF NOT EXISTS {update} BEFORE UPDATE ON {guard.table} "
         f"WHEN {guard.condition('OLD')} AND ({changed}) {raise_it}",
         f"CREATE TRIGGER IF NOT EXISTS {delete} BEFORE DELETE ON {guard.table} "
         f"WHEN {guard.condition('OLD')} {raise_it}",
     ]
+    if guard.inserts:
+        statements.append(
+            f"CREATE TRIGGER IF NOT EXISTS {insert} BEFORE INSERT ON {guard.table} "
+            f"WHEN {guard.condition('NEW')} {raise_it}"
+        )
     for child, key in guard.children:
 
         def frozen_parent(row, key=key):

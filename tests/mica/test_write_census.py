@@ -895,35 +895,39 @@ def delete_edition(pk):
     Edition.objects.filter(pk=pk).delete()
 
 
-def an_old_edition(ctx):
+def an_old_edition(ctx, status="superseded"):
     """A superseded edition: somewhere to add market records without touching the current one."""
-    from mica.methodology.models import Edition, EditionStatus
+    from mica.methodology.models import Edition
 
     edition = Edition.objects.create(
         slug=f"census-old-{uuid.uuid4().hex[:8]}",
         version_label_en="Census old edition",
         version_label_ko="센서스 이전 판",
-        status=EditionStatus.SUPERSEDED,
+        status=status,
     )
     ctx.later(lambda: delete_edition(edition.pk))
     return edition
 
 
 def an_old_market_edition(ctx, code="KR"):
+    """A market edition of a superseded edition, made while that edition was a draft: once
+    it is not, its market editions are frozen (markets.frozen)."""
     from markets.models import MarketEdition
+    from mica.methodology.models import Edition, EditionStatus
 
-    return MarketEdition.objects.create(
+    edition = an_old_edition(ctx, status=EditionStatus.DRAFT)
+    market_edition = MarketEdition.objects.create(
         market=a_market(code),
-        edition=an_old_edition(ctx),
-        edition_note_en="Census.",
-        edition_note_ko="센서스.",
-        profile_summary_en="Census.",
-        profile_summary_ko="센서스.",
+        edition=edition,
+        **bilingual("edition_note", "Census."),
+        **bilingual("profile_summary", "Census."),
     )
+    Edition.objects.filter(pk=edition.pk).update(status=EditionStatus.SUPERSEDED)
+    return market_edition
 
 
-def a_market_edition_now(ctx):
-    """A market of the census's own in the current (draft) edition, removed afterwards."""
+def a_census_market(ctx):
+    """A market of the census's own, in no edition yet, removed afterwards."""
     from markets.models import Market, MarketEdition
 
     tag = uuid.uuid4().hex[:8]
@@ -933,14 +937,22 @@ def a_market_edition_now(ctx):
         **CENSUSLAND,
         display_order=100 + int(tag[:3], 16),
     )
-    market_edition = MarketEdition.objects.create(
-        market=market,
+    ctx.later(
+        lambda: (MarketEdition.objects.filter(market=market).delete(), market.delete())
+    )
+    return market
+
+
+def a_market_edition_now(ctx):
+    """A market of the census's own in the current (draft) edition, removed afterwards."""
+    from markets.models import MarketEdition
+
+    return MarketEdition.objects.create(
+        market=a_census_market(ctx),
         edition=ctx.edition(),
         **bilingual("edition_note", "Census."),
         **bilingual("profile_summary", "Census."),
     )
-    ctx.later(lambda: (market_edition.delete(), market.delete()))
-    return market_edition
 
 
 def the_first(model, **filters):
@@ -1176,14 +1188,16 @@ ADMIN_ADD = {
         },
         "user",
     ),
+    # Into the draft edition, for a market of the census's own: a published edition's
+    # market editions are frozen (markets.frozen), and its add form offers drafts only.
     "markets.MarketEdition": Add(
         lambda ctx, tag: {
-            "market": a_market("KR").pk,
-            "edition": an_old_edition(ctx).pk,
+            "market": a_census_market(ctx).pk,
+            "edition": ctx.edition().pk,
             **bilingual("edition_note", "Census."),
             **bilingual("profile_summary", "Census."),
         },
-        "edition",
+        "market",
     ),
     "markets.PlatformRegistration": Add(
         lambda ctx, tag: {
