@@ -249,8 +249,8 @@ def evidence_detail(request, cell_id):
             # What the API's receipt says as `scored`, by the same condition.
             scored=Case(When(COUNTED, then=True), default=False, output_field=BooleanField()),
         )
-        .select_related("task_version__definition", "invalidation__reversal")
-        .prefetch_related("invocations", "evidence", "situations")
+        .select_related("task_version__definition")
+        .prefetch_related("invocations", "evidence", "situations", "invalidations__reversal")
         .order_by("attempt_id")
     )
     for attempt in attempts:

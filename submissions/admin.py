@@ -1,12 +1,16 @@
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import BooleanField, Case, When
 from django.template.response import TemplateResponse
+from django.utils.formats import date_format
+from django.utils.html import format_html
 from django.utils.timesince import timesince
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from catalogue.access import HoldoutScopedAdmin
-from mica.admin_decisions import DecisionAdmin, DecisionEventInline
+from mica.admin_decisions import DecisionAdmin, DecisionEventInline, event_reason
 from mica.admin_text import structured_field, written_field
 from mica.errors import DomainError
 from mica.text import is_blank
@@ -77,12 +81,19 @@ class AttemptInvalidationInline(DecisionEventInline):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("reversal")
+
     @admin.display(description=_("reversed"))
     def reversed(self, obj):
         reversal = getattr(obj, "reversal", None)
         if reversal is None:
             return "—"
         return f"{reversal.at:%Y-%m-%d} · {reversal.reason}"
+
+
+def _on(decision):
+    return date_format(localtime(decision.at), "DATETIME_FORMAT")
 
 
 @admin.register(models.Attempt)
@@ -101,8 +112,11 @@ class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
         "invalid_reason",
         "verification",
         "critical_safety_event",
+        "invalidated",
     )
     list_filter = ("market", "family", "outcome", "eligible", "verification", "data_status")
+    # The change page is read-only: this line says which decision on the attempt stands.
+    readonly_fields = ("decision_in_force",)
     search_fields = ("attempt_id",)
     list_select_related = ("snapshot__system", "market", "family")
     inlines = [AttemptInvalidationInline, InvocationInline, EvidenceInline]
@@ -116,6 +130,40 @@ class AttemptAdmin(HoldoutScopedAdmin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                invalidation_in_force=Case(
+                    When(models.INVALIDATED, then=True),
+                    default=False,
+                    output_field=BooleanField(),
+                )
+            )
+        )
+
+    @admin.display(description=pgettext_lazy("decision", "invalidated"), boolean=True)
+    def invalidated(self, obj):
+        """Whether the latest decision on the attempt is an invalidation."""
+        return obj.invalidation_in_force
+
+    @admin.display(description=_("decision in force"))
+    def decision_in_force(self, obj):
+        """The latest of the attempt's invalidations and reversals, which the figures
+        follow; the inline below lists every one of them."""
+        latest = obj.invalidation
+        if latest is None:
+            return _("None: the attempt was never invalidated.")
+        reversal = getattr(latest, "reversal", None)
+        if reversal is None:
+            said = _("Invalidated on %(date)s: the attempt does not count.")
+            decision = latest
+        else:
+            said = _("Invalidation reversed on %(date)s: the attempt is no longer invalidated.")
+            decision = reversal
+        return format_html("{} {}", said % {"date": _on(decision)}, event_reason(decision))
 
     def get_actions(self, request):
         # The admin's own bulk delete is not offered: nothing deletes an attempt.

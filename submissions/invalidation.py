@@ -7,7 +7,9 @@ erases it and no appeal that removes it from the record").
 
 An invalidation is reversed only by a later decision with its reason
 (InvalidationReversal), never by deleting it: the figures read the latest decision
-(submissions.models.COUNTED) and the record keeps both.
+(submissions.models.COUNTED) and the record keeps both. Decisions are a history:
+invalidation and reversal follow each other any number of times, each a new row naming
+what it reverses, the latest in force, each recomputing the cell.
 """
 
 from django.db import transaction
@@ -27,8 +29,10 @@ def attempt_invalidate(*, attempt_id, reason, actor):
     if not reason:
         raise ValidationFailed(_("Say why the attempt no longer counts."))
     with transaction.atomic():
+        # The attempt's row is locked: two decisions on it are taken one after the other,
+        # each reading the one before.
         attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
-        if AttemptInvalidation.objects.filter(attempt=attempt).exists():
+        if _in_force(attempt) is not None:
             raise InvalidTransition(
                 _("Attempt %(id)s is already invalidated.") % {"id": attempt.attempt_id}
             )
@@ -55,11 +59,8 @@ def invalidation_reverse(*, attempt_id, reason, actor):
         raise ValidationFailed(_("Say why the invalidation no longer holds."))
     with transaction.atomic():
         attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
-        invalidation = AttemptInvalidation.objects.filter(attempt=attempt).first()
-        if (
-            invalidation is None
-            or InvalidationReversal.objects.filter(invalidation=invalidation).exists()
-        ):
+        invalidation = _in_force(attempt)
+        if invalidation is None:
             raise InvalidTransition(
                 _("Attempt %(id)s is not invalidated: there is nothing to reverse.")
                 % {"id": attempt.attempt_id}
@@ -75,6 +76,16 @@ def invalidation_reverse(*, attempt_id, reason, actor):
         )
         _cell_recomputed(attempt)
     return attempt
+
+
+def _in_force(attempt):
+    """The attempt's invalidation that no reversal answers, or None: the latest decision
+    when it is an invalidation (every earlier one was reversed before the next was made)."""
+    return (
+        AttemptInvalidation.objects.filter(attempt=attempt, reversal__isnull=True)
+        .order_by("-at", "-pk")
+        .first()
+    )
 
 
 def _cell_recomputed(attempt):

@@ -118,10 +118,6 @@ class Outcome(models.TextChoices):
     CRITICAL_FAILURE = "critical-failure", _("Critical failure")
 
 
-# Invalidated by a decision that no later decision reversed (InvalidationReversal).
-INVALIDATED = Q(invalidation__isnull=False, invalidation__reversal__isnull=True)
-
-
 def _platforms_above_not_down():
     """The platforms ranked above an attempt's in its registration that no accepted outage
     covers on the attempt's platform snapshot date."""
@@ -152,6 +148,17 @@ class LazyCondition(Expression):
         return self.build().resolve_expression(*args, **kwargs)
 
 
+def _invalidation_in_force():
+    return Exists(AttemptInvalidation.objects.filter(attempt=OuterRef("pk"), reversal__isnull=True))
+
+
+# Invalidated by a decision that no later decision reversed (InvalidationReversal):
+# invalidations and reversals alternate, any number of times, and the latest is in force
+# (submissions.invalidation), so the attempt is invalidated while one invalidation stands
+# unreversed.
+INVALIDATED = Q(LazyCondition(_invalidation_in_force))
+
+
 def _fallback_justified():
     return Q(fallback_invoked=False) | Q(
         ~Exists(_platforms_above_not_down()), representative_platform__isnull=False
@@ -165,11 +172,7 @@ def _fallback_justified():
 FALLBACK_JUSTIFIED = Q(LazyCondition(_fallback_justified))
 # Eligible, valid, not invalidated and not on an undocumented fallback: the attempts
 # every figure is counted from.
-COUNTED = (
-    Q(eligible=True, invalid_reason="")
-    & (Q(invalidation__isnull=True) | Q(invalidation__reversal__isnull=False))
-    & FALLBACK_JUSTIFIED
-)
+COUNTED = Q(eligible=True, invalid_reason="") & ~INVALIDATED & FALLBACK_JUSTIFIED
 
 
 class AppendOnlyQuerySet(models.QuerySet):
@@ -375,6 +378,13 @@ class Attempt(AppendOnlyRecord):
         return scoring.price_proximity(float(self.chosen_total), float(self.reference_total))
 
     @property
+    def invalidation(self):
+        """The attempt's latest invalidation, reversed or not (its `reversal`), or None:
+        the decision in force. Reads the prefetched `invalidations` when a list has them."""
+        decisions = list(self.invalidations.all())
+        return max(decisions, key=lambda d: (d.at, d.pk)) if decisions else None
+
+    @property
     def scored_eligible(self):
         """Whether the gate counts this attempt (COUNTED)."""
         return Attempt.objects.filter(COUNTED, pk=self.pk).exists()
@@ -384,7 +394,9 @@ class AttemptInvalidation(DecisionEvent, AppendOnlyRecord):
     """The decision that an attempt no longer counts, with the deciding role, the reason and
     the date. Its critical safety event, if any, still blocks the cell (seed: "There is no
     re-run that erases it and no appeal that removes it from the record"). It is never
-    edited or deleted: a later decision reverses it (InvalidationReversal)."""
+    edited or deleted: a later decision reverses it (InvalidationReversal), and a decision
+    after that may invalidate the attempt again, as a new row: an attempt has any number of
+    invalidations, every one but the latest reversed."""
 
     refused_change = _(
         "An invalidation is a recorded decision: reverse it with a later decision and its "
@@ -395,10 +407,10 @@ class AttemptInvalidation(DecisionEvent, AppendOnlyRecord):
         "reason, never delete it."
     )
 
-    attempt = models.OneToOneField(
+    attempt = models.ForeignKey(
         Attempt,
         on_delete=models.PROTECT,
-        related_name="invalidation",
+        related_name="invalidations",
         verbose_name=_("attempt"),
     )
     reason = models.TextField(_("reason"))
@@ -413,7 +425,8 @@ class AttemptInvalidation(DecisionEvent, AppendOnlyRecord):
 
 class InvalidationReversal(DecisionEvent, AppendOnlyRecord):
     """The later decision that an invalidation no longer holds, with its reason: the attempt
-    counts again, and both decisions stay in the record."""
+    counts again, and both decisions stay in the record. It names the one invalidation it
+    reverses; a later invalidation of the attempt is a new decision with its own reversal."""
 
     refused_change = _("A reversal is a recorded decision: it is never edited.")
     refused_deletion = _("A reversal is a recorded decision: it is never deleted.")

@@ -120,9 +120,11 @@ class HoldoutNumbers:
 
 
 def _invalidation(row):
-    if row["reversed"]:
-        return "reversed"
-    return "invalidated" if row["invalidated"] else "none"
+    """The decision in force: an attempt invalidated again after a reversal is
+    invalidated, whatever reversals came before (mica_verify counts all but these)."""
+    if row["invalidated"]:
+        return "invalidated"
+    return "reversed" if row["reversed"] else "none"
 
 
 def _task_fields(row, holdout):
