@@ -11,6 +11,8 @@ Three cells of one market and family pass the gate: acme's seeded reruns (audit 
 about 59, three successes in four), beta's at 300 s and USD 0.035 (80, every run a
 success) and gamma's at 200 s and USD 0.100 (50, every run a success). Under accuracy
 alone beta and gamma tie at 100: a tie, which tau-b counts neither way, not a reversal.
+In the governance tests' world of every market, the market and cross-market family tables
+recompute too.
 """
 
 import json
@@ -20,6 +22,11 @@ import pytest
 
 from tests import factories
 from tests.factories import SnapshotFactory, SystemFactory, attempts_post, independent_rerun
+from tests.governance.test_sensitivity import (  # noqa: F401 - fixtures, used by name
+    codes,
+    three_systems,
+    world,
+)
 from tests.mica import test_mica_verify
 from tests.mica.test_mica_verify import (  # noqa: F401 - fixtures, used by name
     export_folder,
@@ -72,6 +79,19 @@ def with_rivals(monkeypatch):
 def folder(with_rivals, export_folder):  # noqa: F811 - the fixture imported above
     """The published export set, the rivals' cells in it."""
     return export_folder
+
+
+@pytest.fixture
+def every_market_folder(three_systems, without_seeding, export_folder):  # noqa: F811
+    """The three systems of the governance tests, acme and beta in every market, so market
+    and cross-market family figures are published and ranked too (tests/governance/
+    test_sensitivity.py); export_folder's own seeding is left out."""
+    return export_folder
+
+
+@pytest.fixture
+def without_seeding(monkeypatch):
+    monkeypatch.setattr(test_mica_verify, "seeded_attempts", lambda *_arguments: None)
 
 
 def gate_of(folder):
@@ -149,3 +169,21 @@ def test_a_changed_largest_shift_names_its_table(folder):
     found = tampered(folder, change)
     name = cell_table(gate_of(folder))[1]
     assert (AREA, f"{name} largest_shift") in found
+
+
+def test_every_market_and_family_table_recomputes_and_a_changed_one_is_named(
+    every_market_folder,
+    codes,  # noqa: F811
+):
+    folder = every_market_folder
+    result = run_verifier(folder, "--json")
+    assert result.returncode == 0, json.loads(result.stdout)["mismatches"]
+    levels = [t["level"] for t in gate_of(folder)["sensitivity"]["tables"]]
+    assert levels.count("market") == len(codes) and levels.count("family") == 1
+
+    def change(gate):
+        (family,) = [t for t in gate["sensitivity"]["tables"] if t["level"] == "family"]
+        alternative(family, "reference-ratio/without-cost")["kendall_tau"] = 1.0
+
+    found = tampered(folder, change)
+    assert (AREA, "family email-calendar reference-ratio/without-cost kendall_tau") in found
