@@ -23,6 +23,9 @@ forwarded_allow_ips = os.environ.get("MICA_FORWARDED_ALLOW_IPS", "127.0.0.1")
 # The control socket beside the node's other state: its default, one per user, would be
 # taken by whichever site on the machine started first.
 control_socket = os.path.join(os.environ.get("MICA_VAR_DIR", "var"), "gunicorn.ctl")
+# A unix socket is made srw-rw----: its owner and group (nginx's user joins the group)
+# may connect, nobody else on the machine (gunicorn's default mask leaves it srwxrwxrwx).
+umask = 0o117
 
 
 def on_starting(server):

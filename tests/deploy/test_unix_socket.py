@@ -14,6 +14,7 @@ import http.client
 import os
 import socket
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,8 @@ def test_behind_a_unix_socket_two_clients_count_apart(folder):
     process = gunicorn(folder, f"unix:{sock}", f"127.0.0.1:{port}", env=env)
     try:
         wait_until_serving(process, lambda: UnixHTTPConnection(sock), folder / "gunicorn.log")
+        # Issue 44: "The unix socket is created srwxrwxrwx: create it 0660".
+        assert stat.filemode(os.stat(sock).st_mode) == "srw-rw----"
         limit = throttle.LIMITS["address"]
         # Addresses of this run only: a count left by an earlier run cannot interfere.
         first, second = (f"2001:db8:{uuid.uuid4().hex[:4]}:{n}::1" for n in (1, 2))

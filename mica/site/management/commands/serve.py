@@ -121,7 +121,9 @@ class Command(BaseCommand):
         return self._start(
             "gunicorn",
             ["mica.wsgi", "--bind", bind, "--workers", str(web_workers), "--access-logfile", "-"]
-            + ["--control-socket", control],
+            + ["--control-socket", control]
+            # A unix socket srw-rw----, as deploy/gunicorn.conf.py makes it.
+            + ["--umask", "0o117"],
         )
 
     def _start(self, module, arguments, **options):
