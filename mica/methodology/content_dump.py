@@ -53,6 +53,12 @@ PACK_KEYS = [
     "reference_separator",
     "english_pack_korean_appendix",
     "register_heading_note",
+    "korean_document",
+    "leave_out",
+    "as_paragraph",
+    "formulas",
+    "item",
+    "formula",
 ]
 
 

@@ -431,12 +431,30 @@ class _Writer:
         self.blocks.append("\n".join(lines))
 
 
-def _render_vocabulary(w: _Writer, content: dict, lang: str):
+def _lead_in(term: str, page: bool) -> str:
+    """A line's bold lead-in: closed by a full stop in the canonical export (seed 000,
+    "**Current rule.**"); as the page shows its terms in the Korean document (seed 001,
+    "현재 규칙", "성공한 과제 없음."), so no stop is added and none is doubled."""
+    return f"**{term}**" if page else f"**{term}.**"
+
+
+def korean_document(content: dict) -> dict:
+    """What the Korean document leaves to the page, and how it sets items seed 001 sets
+    apart (pack.yaml ``korean_document``)."""
+    settings = content["pack"].get("korean_document") or {}
+    return {
+        "leave_out": set(settings.get("leave_out") or ()),
+        "as_paragraph": set(settings.get("as_paragraph") or ()),
+        "formulas": {entry["item"]: entry["formula"] for entry in settings.get("formulas") or ()},
+    }
+
+
+def _render_vocabulary(w: _Writer, content: dict, lang: str, *, page: bool = False):
     vocabulary = content["vocabulary"]
     w.block(f"## {w.text(vocabulary['heading'], lang)}")
     w.block(
         *(
-            f"- **{w.text(kind['label'], lang)}.** {w.text(kind['definition'], lang)}"
+            f"- {_lead_in(w.text(kind['label'], lang), page)} {w.text(kind['definition'], lang)}"
             for kind in vocabulary["kinds"]
         )
     )
@@ -450,8 +468,10 @@ def _render_items(w: _Writer, content: dict, chapter: dict, lang: str, *, page: 
         term = w.text(item["term"], lang)
         detail = w.text(item["detail"], lang)
         if item["type"] == "claim":
-            line = f"- **[{w.text(kind_labels[item['kind']], lang)}] {term}.** {detail}"
-            if item.get("refs"):
+            kind = w.text(kind_labels[item["kind"]], lang)
+            line = f"- {_lead_in(f'[{kind}] {term}', page)} {detail}"
+            # The page links its citations; seed 001 prints none, so the document neither.
+            if item.get("refs") and not page:
                 line += f" ({w.text(labels['see_refs'], lang)} {', '.join(item['refs'])})"
             for correction in item.get("corrections", []):
                 line += (
@@ -465,7 +485,7 @@ def _render_items(w: _Writer, content: dict, chapter: dict, lang: str, *, page: 
             line = f"- **{state}{separator}{term}** {detail}"
             group = item["state"]
         elif item["type"] == "step":
-            line = f"- **{term}.** {detail}"
+            line = f"- {_lead_in(term, page)} {detail}"
             if item.get("link") and page:
                 # The page's link, under the label the page shows (seed 001: "제출 요건 안내").
                 label = w.text(item["link_label"], lang) if item.get("link_label") else item["link"]
@@ -483,10 +503,10 @@ def _render_items(w: _Writer, content: dict, chapter: dict, lang: str, *, page: 
         w.block(*lines)
 
 
-def _render_register(w: _Writer, content: dict, lang: str):
+def _render_register(w: _Writer, content: dict, lang: str, *, page: bool = False):
     w.block(
         *(
-            f"- **{w.text(entry['term'], lang)}.** {w.text(entry['detail'], lang)}"
+            f"- {_lead_in(w.text(entry['term'], lang), page)} {w.text(entry['detail'], lang)}"
             for entry in content["policy_register"]
         )
     )
@@ -527,8 +547,9 @@ def _reference_page_lines(w: _Writer, labels: dict, reference: dict, lang: str):
 def _render_references(w: _Writer, content: dict, chapter: dict, lang: str, *, page: bool = False):
     labels = content["pack"]["labels"]
     separator = w.text(labels["reference_separator"], lang)
+    leave_out = korean_document(content)["leave_out"] if page else set()
     for group in content["reference_groups"]:
-        if group["chapter"] != chapter["section_id"]:
+        if group["chapter"] != chapter["section_id"] or group["section_id"] in leave_out:
             continue
         if group.get("title"):
             w.block(f"### {w.text(group['title'], lang)}")
@@ -546,10 +567,10 @@ def _render_references(w: _Writer, content: dict, chapter: dict, lang: str, *, p
             w.block(*lines)
 
 
-def _render_glossary(w: _Writer, content: dict, lang: str):
+def _render_glossary(w: _Writer, content: dict, lang: str, *, page: bool = False):
     w.block(
         *(
-            f"- **{w.text(entry['term'], lang)}.** {w.text(entry['definition'], lang)}"
+            f"- {_lead_in(w.text(entry['term'], lang), page)} {w.text(entry['definition'], lang)}"
             for entry in content["glossary"]
         )
     )
@@ -585,11 +606,11 @@ def _render_chapter(
     if body == "items":
         _render_items(w, content, chapter, lang, page=page)
     elif body == "policy_register":
-        _render_register(w, content, lang)
+        _render_register(w, content, lang, page=page)
     elif body == "references":
         _render_references(w, content, chapter, lang, page=page)
     elif body == "glossary":
-        _render_glossary(w, content, lang)
+        _render_glossary(w, content, lang, page=page)
     elif body == "colophon":
         if page:
             _render_colophon(w, content, lang)
@@ -609,8 +630,8 @@ def _contract_lines(w: _Writer, section: dict, lang: str, *, keep_defined_terms:
     for index, item in enumerate(section["items"], start=1):
         detail = w.text(item["detail"], lang)
         detail = _DFN_TAGS.sub("", detail) if keep_defined_terms else _DFN.sub("", detail)
-        # The pack numbers as seed 000 does in both its languages: where the English
-        # does. Seed 001's own numbers (5.1, 6.1, 8.4) are its page's.
+        # The English pack numbers as seed 000 does in both its languages: where the
+        # English does. The Korean document numbers as seed 001 does (_page_section_blocks).
         term = str(index) if numbered_in(section, "en") else w.text(item["term"], lang)
         lines.append(f"- **{term}.** {detail}")
     return lines
@@ -650,7 +671,40 @@ def contract_by_chapter(content: dict) -> tuple[dict, list]:
     return placed, unplaced
 
 
-def _render_page_section(w: _Writer, section: dict, lang: str):
+def _page_section_blocks(w: _Writer, section: dict, lang: str, document: dict) -> list[str]:
+    """A subsection's items as seed 001 sets them: numbered where it numbers them ("1.
+    **언어와 격식** …"), bulleted where it bullets them ("- 시뮬레이터 결과는 …"), terms
+    as lead-ins; an item whose detail defines its term (<dfn>), or that seed 001 gives
+    without its term, as a paragraph of its own; a formula on its own line."""
+    blocks: list[str] = []
+    lines: list[str] = []
+    numbered = numbered_in(section, lang)
+    for index, item in enumerate(section["items"], start=1):
+        raw = w.text(item["detail"], lang)
+        detail = _DFN_TAGS.sub("", raw)
+        if _DFN.search(raw) or item["section_id"] in document["as_paragraph"]:
+            if lines:
+                blocks.append("\n".join(lines))
+                lines = []
+            blocks.append(detail)
+            continue
+        marker = f"{index}." if numbered else "-"
+        term = w.text(item["term"], lang) if item.get("term") else ""
+        formula = document["formulas"].get(item["section_id"])
+        if term and formula and detail.startswith(formula):
+            indent = " " * (len(marker) + 1)
+            rest = detail[len(formula) :].strip()
+            lines.append(f"{marker} {_lead_in(term, True)}\n\n{indent}{formula}\n\n{indent}{rest}")
+        elif term:
+            lines.append(f"{marker} {_lead_in(term, True)} {detail}")
+        else:
+            lines.append(f"{marker} {detail}")
+    if lines:
+        blocks.append("\n".join(lines))
+    return blocks
+
+
+def _render_page_section(w: _Writer, section: dict, lang: str, document: dict):
     """A subsection as the page shows it: its small label, "3.1 공개 규칙", the lead, items."""
     if section.get("eyebrow"):
         w.block(f"*{w.text(section['eyebrow'], lang)}*")
@@ -658,7 +712,8 @@ def _render_page_section(w: _Writer, section: dict, lang: str):
     w.block(f"### {number}{w.text(section['title'], lang)}")
     if section.get("lead"):
         w.block(w.text(section["lead"], lang))
-    w.block(*_contract_lines(w, section, lang, keep_defined_terms=True))
+    for block in _page_section_blocks(w, section, lang, document):
+        w.block(block)
 
 
 def _render_page_header(w: _Writer, content: dict, lang: str):
@@ -713,17 +768,20 @@ def _render_page_document(w: _Writer, content: dict, lang: str):
     _render_page_header(w, content, lang)
     w.block(f"## {w.text(pack['status']['heading'], lang)}")
     w.block(*(f"- {w.text(line['text'], lang)}" for line in pack["status"]["lines"]))
-    _render_vocabulary(w, content, lang)
+    _render_vocabulary(w, content, lang, page=True)
+    document = korean_document(content)
     placed, unplaced = contract_by_chapter(content)
     for chapter in sorted(content["chapters"], key=lambda chapter: chapter["number"]):
         heading = f"{chapter['number']} {w.text(chapter['title'], lang)}"
         _render_chapter(w, content, chapter, lang, heading=heading, page=True)
         for section in placed.get(chapter["number"], []):
-            _render_page_section(w, section, lang)
+            if section["section_id"] not in document["leave_out"]:
+                _render_page_section(w, section, lang, document)
+    unplaced = [s for s in unplaced if s["section_id"] not in document["leave_out"]]
     if unplaced:
         w.block(f"## {w.text(content['contract']['heading'], lang)}")
         for section in unplaced:
-            _render_page_section(w, section, lang)
+            _render_page_section(w, section, lang, document)
 
 
 def render_pack(content: dict, facts: dict, lang: str) -> str:
