@@ -34,6 +34,10 @@ Content dict (what ``load_pack_content`` returns and ``render_pack`` reads)
                    "implemented", "planned", "state_separator",
                    "reference_separator": Text},
         "english_pack_korean_appendix": {"register_heading_note": Text},
+        "korean_document": {                        # what the Korean pack leaves to
+          "leave_out": [section_id, ...],           # the page (contract sections,
+          "as_paragraph": [item section_id, ...],   # reference groups), items it sets
+          "formulas": [{"item", "formula": str}]},  # as paragraphs, formulas apart
       },
       "vocabulary": {                               # vocabulary.yaml
         "heading": Text,
@@ -71,9 +75,9 @@ Content dict (what ``load_pack_content`` returns and ``render_pack`` reads)
         "sections": [{"section_id", "number": "3.1" | None, "title": Text,
                       "eyebrow": Text, "lead": Text,   # page and Korean pack
                       "numbered": bool | {"en": bool, "ko": bool} (items
-                                  render as "1.", "2.", ...; the pack numbers
-                                  where the English does, the page per
-                                  language),
+                                  render as "1.", "2.", ...; the English pack
+                                  numbers where the English does, the page and
+                                  the Korean pack per language),
                       "items": [{"section_id", "term": Text (absent when
                                  numbered in English), "detail": Text}]}],
       },
@@ -98,8 +102,11 @@ are left out of it. ``"ko"`` is the Korean page as a document (seed 001): the
 page's header, the status list, the vocabulary, then all twenty chapters
 numbered ("## 3 …"), each followed by its contract subsections with their small
 labels ("*관문*", "### 3.1 공개 규칙", the lead, the items), the references as the
-page shows them ("차용한 점 …"), and chapter 20's lines. It names its source
-truthfully (the page's download), not the English export's source line.
+page shows them ("차용한 점 …"), and chapter 20's lines. It prints what seed 001
+prints, line for line: terms as the page shows them (no full stop added, none
+doubled), lists numbered or bulleted as seed 001 has them, no citation keys, and
+none of the page's own additions (``korean_document.leave_out``). It names its
+source truthfully (the page's download), not the English export's source line.
 ``facts`` is a flat ``{placeholder: value}`` dict for the pack's language, or
 ``{"en": {...}, "ko": {...}}`` so that the Korean parts of the English pack are
 filled from the Korean values; states are booleans in the same dicts.
