@@ -18,7 +18,6 @@ from django.utils.html import format_html
 from django.utils.text import capfirst, format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, ngettext
-from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from knox.models import AuthToken
 
@@ -29,10 +28,10 @@ from mica.admin_names import (
     staff_groups_named,
 )
 from mica.errors import PermissionRefused
+from mica.site.devices import SecondFactorDeviceAdmin
 from mica.site.enrolment import (
     NOT_FOR_YOURSELF,
     api_token_issue,
-    device_remove,
     enrolment_code_issue,
     verified_superuser,
 )
@@ -361,70 +360,9 @@ if admin.site.is_registered(AuthToken):
 api_token_digests_named()
 
 
-class SecondFactorDeviceForm(forms.ModelForm):
-    class Meta:
-        model = TOTPDevice
-        fields = []
-        # Shown beside the fields of the read-only page; django-otp's are English only.
-        help_texts = {
-            "user": _("The account that signs in with this device."),
-            "confirmed": _("Whether its owner confirmed a code from it at enrolment."),
-            "created_at": _("When its owner enrolled it."),
-            "last_used_at": _("When a code from it was last accepted."),
-            "throttling_failure_timestamp": _(
-                "When a wrong code was last typed; empty once a right one follows."
-            ),
-            "throttling_failure_count": _(
-                "Wrong codes since the last right one; each makes the next try wait longer."
-            ),
-        }
-
-
-@admin.register(TOTPDevice)
-class SecondFactorDeviceAdmin(TOTPDeviceAdmin):
-    """django-otp's devices, without adding or changing one here: a device is enrolled
-    only by its owner with an enrolment code. Deleting one tells the account and the
-    other administrators. Its secret and clock settings stay out of sight: nobody acts
-    on them here."""
-
-    form = SecondFactorDeviceForm
-    list_display = ["user", "created_at", "last_used_at", "confirmed"]
-    list_filter = ["confirmed", "created_at", "last_used_at"]
-    search_fields = ["user__username", "user__email"]
-    search_help_text = _("Search by the account's username or e-mail address.")
-    fieldsets = [
-        (None, {"fields": ["user", "confirmed"]}),
-        (
-            _("Use of the device"),
-            {
-                "fields": [
-                    "created_at",
-                    "last_used_at",
-                    "throttling_failure_count",
-                    "throttling_failure_timestamp",
-                ]
-            },
-        ),
-    ]
-
-    def get_list_display(self, request):
-        return self.list_display
-
-    def get_fieldsets(self, request, obj=None):
-        return self.fieldsets
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def delete_model(self, request, obj):
-        device_remove(device=obj, actor=request.user)
-
-    def delete_queryset(self, request, queryset):
-        for device in queryset.select_related("user"):
-            device_remove(device=device, actor=request.user)
+# Ours (mica.site.devices) in place of django-otp's: deleting another account's device
+# takes a verified superuser, not a delete permission and a password.
+admin.site.register(TOTPDevice, SecondFactorDeviceAdmin)
 
 
 # --- Staff accounts and groups -------------------------------------------------------------

@@ -40,6 +40,11 @@ NOT_FOR_YOURSELF = gettext_lazy(
     "would let a password alone enrol a device."
 )
 NOT_STAFF = gettext_lazy("Enrolment codes are for active staff accounts.")
+NOT_YOUR_DEVICE = gettext_lazy(
+    "Only a superuser who confirmed a code from their authenticator app this session may "
+    "remove another account's second-factor device; your own, only once you have confirmed "
+    "a code from it this session."
+)
 
 
 def verified_superuser(user):
@@ -226,8 +231,22 @@ def sign_in_verify(*, device_id, token):
     return device
 
 
+def device_removal_allowed(actor, device):
+    """Whether `actor` may delete `device`: a device of another account only by a verified
+    superuser (a password, or a delete permission, alone would let anyone shut a superuser
+    out of the admin), one's own only in a session that confirmed a code."""
+    if actor is None or not actor.is_active:
+        return False
+    if device.user_id == actor.pk:
+        verified = getattr(actor, "is_verified", None)
+        return bool(verified and verified())
+    return verified_superuser(actor)
+
+
 def device_remove(*, device, actor):
     """Delete a second-factor device and tell the account and the other administrators."""
+    if not device_removal_allowed(actor, device):
+        raise PermissionRefused(NOT_YOUR_DEVICE)
     with transaction.atomic():
         if device.confirmed:
             notify_removed(device, actor)
