@@ -132,6 +132,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "mica.site.middleware.RobotsHeaderMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # The owner's browser is known after a sign-in, and never slowed (mica.site.lockouts).
+    "mica.site.lockouts.SignInDeviceMiddleware",
     # Last, as django-axes asks: it turns a sign-in it locked out into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -555,7 +557,7 @@ AXES_HANDLER = "mica.site.lockouts.LockoutHandler"
 # Guessing one username from many addresses (mica.site.lockouts): past this many failed
 # sign-ins within the cool-off, from every address together, each further attempt waits
 # twice as long as the one before, up to the delay below; the addresses the account
-# signed in from are never slowed.
+# signed in from, and the browser it signed in with (a signed cookie), are never slowed.
 LOGIN_USERNAME_CEILING = int(os.environ.get("MICA_LOGIN_USERNAME_CEILING", "30"))
 LOGIN_USERNAME_MAX_DELAY = int(os.environ.get("MICA_LOGIN_USERNAME_MAX_DELAY_SECONDS", "300"))
 # Sign-in failures and successful sign-ins are kept this long, then pruned by beat with

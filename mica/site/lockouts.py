@@ -11,9 +11,12 @@ still allow is slowed per username here, without ever locking the owner out:
   attempt that comes sooner is refused before its password is checked, so it is not a
   guess and does not count;
 - the addresses the account signed in from within LOGIN_RECORDS_DAYS are never slowed,
-  and from anywhere else the right password works once the wait is over.
+  nor is the owner's own browser: each successful sign-in sets a signed device cookie
+  naming the account (DEVICE_COOKIE), which others' guesses cannot forge; from anywhere
+  else the right password works once the wait is over.
 
-Beat prunes the records (sign_in_records_prune), so the tables stay bounded.
+Failure records per username are bounded (FAILURES_KEPT_PER_USERNAME: beyond them the
+wait is at its ceiling anyway), and beat prunes the rest (sign_in_records_prune).
 """
 
 import math
@@ -23,6 +26,7 @@ from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username, get_cool_off
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.conf import settings
+from django.core import signing
 from django.db.models import Count, Max
 from django.shortcuts import render
 from django.utils import timezone
@@ -34,6 +38,57 @@ from rest_framework.request import Request
 from mica.site.staff import lockout_response as address_lockout_response
 
 PRUNE_BATCH = 5000
+DEVICE_COOKIE = "mica_sign_in_device"
+DEVICE_SALT = "mica.site.lockouts.device"
+DEVICE_ACCOUNTS = 5  # accounts one browser is known for: a shared desk has a few
+
+
+def failures_kept_per_username():
+    """Enough failures to reach the longest wait (the ceiling, then a doubling per
+    failure up to LOGIN_USERNAME_MAX_DELAY); older ones change no wait."""
+    doublings = math.ceil(math.log2(max(settings.LOGIN_USERNAME_MAX_DELAY, 1)))
+    return settings.LOGIN_USERNAME_CEILING + doublings + 1
+
+
+def device_accounts(request):
+    """The accounts this browser signed in as within LOGIN_RECORDS_DAYS, from its signed
+    cookie; none when it is missing, stale or forged."""
+    value = request.COOKIES.get(DEVICE_COOKIE)
+    if not value:
+        return []
+    max_age = timedelta(days=settings.LOGIN_RECORDS_DAYS)
+    try:
+        accounts = signing.loads(value, salt=DEVICE_SALT, max_age=max_age)
+    except signing.BadSignature:
+        return []
+    return accounts if isinstance(accounts, list) else []
+
+
+def device_cookie_set(request, response):
+    """After a successful sign-in (mark_device), the browser is known for that account."""
+    username = getattr(request, "sign_in_device", None)
+    if not username:
+        return response
+    accounts = [username] + [a for a in device_accounts(request) if a != username]
+    response.set_cookie(
+        DEVICE_COOKIE,
+        signing.dumps(accounts[:DEVICE_ACCOUNTS], salt=DEVICE_SALT),
+        max_age=settings.LOGIN_RECORDS_DAYS * 86400,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+    return response
+
+
+class SignInDeviceMiddleware:
+    """Sets the device cookie on the answer to a successful sign-in."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return device_cookie_set(request, self.get_response(request))
 
 
 def slowed_message(seconds):
@@ -63,6 +118,12 @@ def _known_address(username, address, now):
     ).exists()
 
 
+def _owners_own(request, username, now):
+    """The owner's own browser or one of their addresses: never slowed by others' guesses."""
+    own_browser = username in device_accounts(request)
+    return own_browser or _known_address(username, request.axes_ip_address, now)
+
+
 def username_wait_seconds(request, credentials=None):
     """Seconds this sign-in must still wait under the per-username ceiling; 0: none."""
     username = get_client_username(request, credentials)
@@ -75,7 +136,7 @@ def username_wait_seconds(request, credentials=None):
         username=username, locked_out=False, attempt_time__gte=now - get_cool_off(request)
     ).aggregate(count=Count("id"), last=Max("attempt_time"))
     beyond = guesses["count"] - settings.LOGIN_USERNAME_CEILING
-    if beyond < 0 or _known_address(username, request.axes_ip_address, now):
+    if beyond < 0 or _owners_own(request, username, now):
         return 0
     delay = min(2**beyond, settings.LOGIN_USERNAME_MAX_DELAY)
     remaining = (guesses["last"] + timedelta(seconds=delay) - now).total_seconds()
@@ -108,6 +169,24 @@ class LockoutHandler(AxesDatabaseHandler):
             # this address either.
             return
         super().user_login_failed(sender, credentials, request, **kwargs)
+        username = get_client_username(request, credentials)
+        if username:
+            _failures_bound(username)
+
+    def user_logged_in(self, sender, request, user, **kwargs):
+        super().user_logged_in(sender, request, user, **kwargs)
+        if request is not None:
+            request.sign_in_device = user.get_username()
+
+
+def _failures_bound(username):
+    """Keep a username's newest failures only: guessing cannot grow the table without end."""
+    for locked_out in (False, True):  # guesses, and attempts an address lockout refused
+        kept = AccessFailureLog.objects.filter(username=username, locked_out=locked_out)
+        kept = kept.order_by("-attempt_time").values_list("pk", flat=True)
+        stale = list(kept[failures_kept_per_username() :])
+        if stale:
+            AccessFailureLog.objects.filter(pk__in=stale).delete()
 
 
 def lockout_response(request, original_response=None, credentials=None):

@@ -10,6 +10,7 @@ import datetime
 
 import pytest
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.test import Client
 from django.utils import timezone
 
 from mica.celery import app
@@ -145,12 +146,50 @@ def test_the_owners_own_address_is_never_slowed(client, clerk, ceiling):
     """Without locking the real owner out: from an address the account signed in from,
     the owner signs in at once while a guesser elsewhere waits."""
     assert signed_in(admin_login(client, PASSWORD, f"{NETWORK}::10"))
-    client.logout()
+    client.logout()  # the test client forgets its cookies: the address alone counts here
     guesses_from_many_addresses(client, ceiling)
     # Another address of the owner's /64 is the same place.
     assert signed_in(admin_login(client, PASSWORD, f"{NETWORK}::20"))
     client.logout()
     assert admin_login(client, PASSWORD, "192.0.2.99").status_code == 429
+
+
+def test_the_owners_own_browser_is_never_slowed_by_others_guesses(client, clerk, ceiling):
+    """Issue 44: "The owner's own browser (a signed device cookie set at each successful
+    sign-in ...) is never slowed by others' guesses." The owner, away from every address
+    they used, signs in at once from their browser, while a browser without the cookie, or
+    with a forged one, at another new address waits."""
+    assert signed_in(admin_login(client, PASSWORD, "198.18.0.1"))
+    client.post("/admin/logout/")  # as the owner signs out: the browser keeps its cookie
+    guesser = Client()
+    guesses_from_many_addresses(guesser, ceiling)
+    assert signed_in(admin_login(client, PASSWORD, "192.0.2.77"))
+    assert admin_login(Client(), PASSWORD, "192.0.2.79").status_code == 429
+    forged = Client()
+    forged.cookies[lockouts.DEVICE_COOKIE] = '["clerk"]:forged:signature'
+    assert admin_login(forged, PASSWORD, "192.0.2.79").status_code == 429
+
+
+def test_the_device_cookie_of_another_account_does_not_exempt(client, clerk, ceiling):
+    StaffFactory(username="neighbour")
+    assert signed_in(admin_login(client, PASSWORD, "198.18.0.2", username="neighbour"))
+    client.post("/admin/logout/")
+    guesses_from_many_addresses(Client(), ceiling)
+    assert admin_login(client, PASSWORD, "192.0.2.78").status_code == 429
+
+
+def test_failure_records_per_username_are_bounded(client, clerk, settings):
+    """Issue 44: "failure records per username are bounded". Beyond what the longest wait
+    needs, older guesses are dropped, and the wait stays at its longest."""
+    settings.LOGIN_USERNAME_CEILING, settings.LOGIN_USERNAME_MAX_DELAY = 3, 4
+    for n in range(15):
+        assert admin_login(client, "wrong", f"198.51.100.{n + 1}").status_code == 200
+        backdate_failures(5)
+    kept = AccessFailureLog.objects.filter(username="clerk").count()
+    assert kept == lockouts.failures_kept_per_username() == 3 + 2 + 1
+    backdate_failures(-5)  # the newest guess, just made
+    refused = admin_login(client, "wrong", "198.51.100.200")
+    assert refused.status_code == 429 and refused["Retry-After"] == "4"
 
 
 def test_guesses_refused_by_an_address_lockout_do_not_reach_the_ceiling(client, clerk, ceiling):
