@@ -1,5 +1,6 @@
 from django.conf import settings
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.db import connections, models, router
 from django.db.models import BooleanField, Exists, Expression, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, pgettext_lazy
@@ -9,6 +10,7 @@ from mica import scoring
 from mica.errors import AppendOnly
 from mica.vocabulary import EvidenceType, label_for
 from mica.workflows import DecisionEvent, decision_label
+from submissions.append_only import attempts_open
 
 
 class Track(models.TextChoices):
@@ -60,8 +62,27 @@ class System(models.Model):
         return self.name
 
 
+class SnapshotQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        if (
+            set(kwargs) & set(SystemSnapshot.SCORED)
+            and self.filter(attempts__isnull=False).exists()
+        ):
+            raise ValidationError(SystemSnapshot.refused_change)
+        return super().update(**kwargs)
+
+
 class SystemSnapshot(models.Model):
     """A system frozen at a version: any change is a new snapshot, never an edit."""
+
+    # Scoring reads these: once an attempt names the snapshot they never change, or its
+    # figures would move with no new record (the database refuses it too:
+    # submissions.append_only).
+    SCORED = ("routable_models", "data_status")
+    refused_change = _(
+        "Attempts name this snapshot: its routable models and data status are frozen. "
+        "A changed system is a new snapshot."
+    )
 
     system = models.ForeignKey(
         System, on_delete=models.PROTECT, related_name="snapshots", verbose_name=_("system")
@@ -83,6 +104,8 @@ class SystemSnapshot(models.Model):
     data_status = models.CharField(_("data status"), max_length=10, choices=DataStatus.choices)
     created_at = models.DateTimeField(_("registered"), auto_now_add=True)
 
+    objects = SnapshotQuerySet.as_manager()
+
     class Meta:
         ordering = ["system__name", "-snapshot_date"]
         verbose_name = _("system snapshot")
@@ -93,6 +116,26 @@ class SystemSnapshot(models.Model):
 
     def __str__(self):
         return f"{self.system.name} {self.version}"
+
+    def save(self, *args, **kwargs):
+        if self.scored_changes():
+            raise ValidationError(self.refused_change)
+        super().save(*args, **kwargs)
+
+    def clean(self):
+        super().clean()
+        if changed := self.scored_changes():
+            raise ValidationError({field: self.refused_change for field in changed})
+
+    def scored_changes(self):
+        """The frozen fields this unsaved edit would change, if attempts name the snapshot."""
+        if self._state.adding:
+            return []
+        stored = type(self).objects.filter(pk=self.pk, attempts__isnull=False)
+        stored = stored.values(*self.SCORED).first()
+        if stored is None:
+            return []
+        return [field for field in self.SCORED if getattr(self, field) != stored[field]]
 
 
 class AttemptClass(models.TextChoices):
@@ -447,7 +490,45 @@ class InvalidationReversal(DecisionEvent, AppendOnlyRecord):
         return f"{self.invalidation.attempt}: {decision_label(self.action)}"
 
 
-class ModelInvocation(AppendOnlyRecord):
+class AttemptPartQuerySet(AppendOnlyQuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        AttemptPart.with_its_attempt(self.db, [obj.attempt_pk() for obj in objs])
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+class AttemptPart(AppendOnlyRecord):
+    """A part of an attempt's record (a model invocation, a piece of evidence): added only
+    with its attempt, in the transaction that records it. Added later, it would change
+    what a recorded attempt says, and the gate reads its evidence."""
+
+    refused_addition = _(
+        "Model invocations and evidence are recorded with their attempt, in one "
+        "transaction: a recorded attempt is never added to."
+    )
+
+    objects = AttemptPartQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if self._state.adding:
+            using = kwargs.get("using") or router.db_for_write(type(self), instance=self)
+            self.with_its_attempt(using, [self.attempt_pk()])
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def with_its_attempt(cls, using, attempt_ids):
+        if set(attempt_ids) - attempts_open(attempt_ids, connections[using]):
+            raise AppendOnly(cls.refused_addition)
+
+    def attempt_pk(self):
+        # A part built before its attempt was saved holds the attempt, not yet its key.
+        return self.attempt_id if self.attempt_id is not None else self.attempt.pk
+
+
+class ModelInvocation(AttemptPart):
     """One model call of an attempt: part of its record, never edited or deleted."""
 
     refused_change = _("Model invocations are part of an attempt's record: never edited.")
@@ -478,7 +559,7 @@ class ModelInvocation(AppendOnlyRecord):
         return f"{self.attempt_id} #{self.order}"
 
 
-class EvidenceRecord(AppendOnlyRecord):
+class EvidenceRecord(AttemptPart):
     """A piece of an attempt's evidence, named by its hash: never edited or deleted."""
 
     refused_change = _("Evidence records are part of an attempt's record: never edited.")
