@@ -81,7 +81,7 @@ def cohorts(published):
     """(market, task) -> (seconds cohort, USD cohort) over the published cells' components."""
     readings = {}
     for cell in published:
-        for slug, attempts in (cell["components"] or {}).items():
+        for slug, attempts in (cell.get("components") or {}).items():
             seconds, costs = readings.setdefault((cell["market"], slug), ([], []))
             seconds.extend(attempt[1] for attempt in attempts)
             costs.extend(attempt[2] for attempt in attempts)
@@ -110,7 +110,7 @@ def task_values(cell, alternative, by_task):
     published values, as every figure above it is withheld anyway."""
     if not cell["eligible"]:
         return cell["task_values"]
-    scored = cell["components"] or {}
+    scored = cell.get("components") or {}
     return {
         slug: task_value(scored[slug], alternative, by_task[(cell["market"], slug)])
         if slug in scored
@@ -141,7 +141,7 @@ def collect(cells, canonical, codes):
     for alternative in alternatives():
         under = {cell["cell"]: task_values(cell, alternative, by_task) for cell in cells}
         for cell in cells:
-            if cell["eligible"] and cell["components"]:
+            if cell["eligible"] and cell.get("components"):
                 key = (LEVEL_CELL, cell["market"], cell["family"])
                 entries = tables.setdefault(key, {}).setdefault(alternative, {})
                 entries[cell["cell"]] = cell_figure(under[cell["cell"]])
@@ -224,14 +224,15 @@ def table(by_alternative):
 
 def tables(recomputed):
     """{(level, market, family): table} recomputed from the checked cells; none when no
-    cell passes the gate."""
+    cell passes the gate. The components and task values are the published ones, each
+    already compared with its recomputation from the attempts: starting from the very
+    readings the portal started from, a tie stays a tie to the last bit."""
     cells = [
         {
             **cell,
             "eligible": mine["eligible"],
-            "components": mine["figures"]["components"],
             "critical_safety_events": mine["figures"]["critical_safety_events"],
-            "task_values": {s: t["value"] for s, t in mine["figures"]["task_scores"].items()},
+            "task_values": {s: t["value"] for s, t in (cell.get("task_scores") or {}).items()},
         }
         for cell in recomputed["cells"]
         for mine in [recomputed["recomputed"][cell["cell"]]]
