@@ -80,8 +80,21 @@ messages: $(VENV)/.base-installed
 clean:
 	rm -rf $(VENV) var staticfiles
 
-# Mutation testing of the scoring library, the gate and the ingestion (not part of CI:
-# see the README for the last run). MUTATION_TARGETS="scoring" runs one of them.
-MUTATION_TARGETS ?=
+# Mutation testing of the core rules (not part of CI: see the README for the last run),
+# each module against its own tests (tools/mutation.py). MUTATION_TARGETS="scoring" or
+# MUTATION_TARGETS=mica/scoring.py runs one of them.
+MUTATION_MODULES = \
+	mica/scoring.py \
+	governance/gate.py \
+	governance/gate_inputs.py \
+	governance/aggregates.py \
+	governance/sensitivity.py \
+	submissions/ingest.py \
+	submissions/models.py \
+	submissions/append_only.py \
+	markets/services.py \
+	markets/workflows.py \
+	mica/parsers.py
+MUTATION_TARGETS ?= $(MUTATION_MODULES)
 mutation: $(VENV)/.test-installed
 	$(PY) tools/mutation.py $(MUTATION_TARGETS)

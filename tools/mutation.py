@@ -1,7 +1,9 @@
 """Mutation testing of the core rules: `make mutation [MUTATION_TARGETS="scoring gate"]`.
 
 Each target (the scoring library, the gate, its inputs' fingerprint, the figures above
-and across a cell's tasks, the ingestion, the sensitivity analysis) is mutated by mutmut
+and across a cell's tasks, the ingestion, the sensitivity analysis, the record's models
+and database triggers, the market services and outage workflow, the request parsers),
+named by its key or its module's path, is mutated by mutmut
 against its own tests, in a copy of the tracked tree under var/mutation/<target>/,
 so a pure library's mutants are judged by its fast tests alone. The gate's and
 the ingestion's tests run on the database MICA_DATABASE_URL names (PostgreSQL:
@@ -22,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "var" / "mutation"
+KILLED = "tests/governance/test_mutants_killed.py::"
 TARGETS = {
     "scoring": ("mica/scoring.py", ["tests/mica/test_scoring.py"]),
     "gate": (
@@ -33,6 +36,7 @@ TARGETS = {
             "tests/governance/test_named_mutants.py",
             "tests/governance/test_contract_completion.py",
             "tests/governance/test_mutation_killers_gate.py",
+            "tests/governance/test_mutants_killed.py",
         ],
     ),
     "ingestion": (
@@ -43,13 +47,20 @@ TARGETS = {
             "tests/submissions/test_platform_registration.py",
             "tests/governance/test_contract_completion.py",
             "tests/submissions/test_mutation_killers_ingest.py",
+            "tests/submissions/test_commerce_currency.py",
         ],
     ),
     # The analysis's tests on ingested records take some 4 minutes a run; its mutants are
     # judged by the same rules on cells held in memory, in a second.
     "sensitivity": (
         "governance/sensitivity.py",
-        ["tests/governance/test_mutation_killers_sensitivity.py"],
+        [
+            "tests/governance/test_mutation_killers_sensitivity.py",
+            # The table's extremes, without the file's one test on the database.
+            KILLED + "test_a_tables_smallest_tau_is_taken_over_every_alternative",
+            KILLED + "test_a_tables_largest_shift_is_taken_over_every_alternative",
+            KILLED + "test_a_table_without_movement_reports_tau_one_and_no_shift",
+        ],
     ),
     "aggregates": (
         "governance/aggregates.py",
@@ -70,7 +81,45 @@ TARGETS = {
             "tests/governance/test_named_mutants.py",
         ],
     ),
+    # The record: which attempts count (COUNTED, INVALIDATED, FALLBACK_JUSTIFIED), its
+    # append-only rows, and the decisions that invalidate and reverse.
+    "record": (
+        "submissions/models.py",
+        [
+            "tests/submissions/test_append_only_record.py",
+            "tests/submissions/test_decisions_history.py",
+            "tests/governance/test_platform_parity.py",
+            "tests/governance/test_commerce_proximity.py",
+        ],
+    ),
+    "append_only": (
+        "submissions/append_only.py",
+        ["tests/submissions/test_append_only_record.py"],
+    ),
+    "market_services": (
+        "markets/services.py",
+        [
+            "tests/markets/test_coverage.py",
+            "tests/markets/test_permissions.py",
+            "tests/markets/test_platforms.py",
+            "tests/submissions/test_platform_registration.py",
+        ],
+    ),
+    "market_workflows": (
+        "markets/workflows.py",
+        [
+            "tests/markets/test_platforms.py",
+            "tests/governance/test_platform_parity.py",
+            "tests/submissions/test_platform_registration.py",
+        ],
+    ),
+    "parsers": (
+        "mica/parsers.py",
+        ["tests/mica/test_parsers.py", "tests/mica/test_body_bounds.py"],
+    ),
 }
+# A target is named by its key or by its module's path, as the Makefile lists them.
+BY_MODULE = {module: name for name, (module, _tests) in TARGETS.items()}
 SECTION = re.compile(r"^\[tool\.mutmut\].*?(?=^\[|\Z)", re.MULTILINE | re.DOTALL)
 
 
@@ -159,7 +208,7 @@ def run(name):
 
 
 def main(names):
-    passed = [run(name) for name in names or TARGETS]
+    passed = [run(BY_MODULE.get(name, name)) for name in names or TARGETS]
     return 0 if all(passed) else 1
 
 
