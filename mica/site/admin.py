@@ -237,15 +237,15 @@ class ApiTokenForm(forms.ModelForm):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(VerifiedSuperuserOnly, admin.ModelAdmin):
-    """API tokens: issued here, shown once, listed by their first characters; deleting
-    one revokes it."""
+    """API tokens: issued here, shown once, listed by their first characters and by who
+    issued them; deleting one revokes it."""
 
     form = ApiTokenForm
-    list_display = ["prefix_shown", "user", "created", "expiry"]
-    search_fields = ["user__username", "token_key"]
+    list_display = ["prefix_shown", "user", "issued_by", "created", "expiry"]
+    search_fields = ["user__username", "token_key", "issue__issued_by__username"]
     autocomplete_fields = ["user"]  # chosen by name, not by typing an id
-    list_select_related = ["user"]
-    readonly_fields = ["prefix_shown", "user", "created", "expiry"]
+    list_select_related = ["user", "issue__issued_by"]
+    readonly_fields = ["prefix_shown", "user", "issued_by", "created", "expiry"]
 
     def get_fields(self, request, obj=None):
         return ["user", "expiry"] if obj is None else self.readonly_fields
@@ -256,6 +256,14 @@ class ApiTokenAdmin(VerifiedSuperuserOnly, admin.ModelAdmin):
     @admin.display(description=_("key begins with"), ordering="token_key")
     def prefix_shown(self, obj):
         return obj.prefix
+
+    @admin.display(description=_("issued by"), ordering="issue__issued_by__username")
+    def issued_by(self, obj):
+        # A token from before issuers were recorded (or DRF's, moved to a digest) has none.
+        issue = getattr(obj, "issue", None)
+        if issue is None:
+            return _("not recorded")
+        return issue.issued_by or EMPTY
 
     def save_model(self, request, obj, form, change):
         try:
@@ -278,7 +286,9 @@ class ApiTokenAdmin(VerifiedSuperuserOnly, admin.ModelAdmin):
                 "Copy it now and send it to its owner by a safe channel: it is shown "
                 "this once. The portal keeps only a digest and its first characters, so "
                 "nobody can read it back. Deleting the token revokes it."
-            ),
+            )
+            + " "
+            + _("The account and the other administrators have been told by e-mail who issued it."),
             back=reverse("admin:site_apitoken_changelist"),
         )
 

@@ -25,7 +25,7 @@ from knox.models import get_digest_token
 from knox.settings import CONSTANTS
 
 from mica.errors import PermissionRefused
-from mica.site.models import ApiToken, EnrolmentCode
+from mica.site.models import ApiToken, ApiTokenIssue, EnrolmentCode
 from submissions.outbox import _bilingual, outbox_queue
 
 # 32 letters and digits without look-alikes (no 0/O, 1/I): 16 of them, 80 random bits.
@@ -143,6 +143,33 @@ def notify_removed(device, actor):
         )
 
     _notify(device.user, write)
+
+
+def notify_token_issued(token, actor):
+    """A token lets whoever holds its key act as the account through the API: the account
+    and the other administrators learn of each one, and who issued it."""
+
+    def write():
+        names = {
+            "account": token.user.get_username(),
+            "by": _by(actor),
+            "prefix": token.prefix,
+            "until": (
+                token.expiry.strftime("%Y-%m-%d %H:%M UTC") if token.expiry else _("it is deleted")
+            ),
+        }
+        return (
+            _("MICA portal: an API token for %(account)s was issued") % names,
+            _(
+                "An API token for the account %(account)s was issued by %(by)s. Its key "
+                "begins with %(prefix)s and it is valid until %(until)s. Whoever holds the "
+                "key acts as %(account)s through the API. If nobody expected it, delete "
+                "the token in the admin under API tokens."
+            )
+            % names,
+        )
+
+    _notify(token.user, write)
 
 
 # --- Enrolment codes -------------------------------------------------------------------
@@ -309,5 +336,14 @@ def api_token_issue(*, user, actor, expiry=None):
     token = ApiToken(
         digest=digest, token_key=key[: CONSTANTS.TOKEN_KEY_LENGTH], user=user, expiry=expiry
     )
-    token.save(force_insert=True)
+    with transaction.atomic():
+        token.save(force_insert=True)
+        ApiTokenIssue.objects.create(
+            token=token,
+            account=user,
+            prefix=token.prefix,
+            issued_by=actor,
+            issued_at=token.created,
+        )
+        notify_token_issued(token, actor)
     return token, key

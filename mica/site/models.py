@@ -63,3 +63,41 @@ class EnrolmentCode(models.Model):
 
     def __str__(self):
         return str(self.user)
+
+
+class ApiTokenIssue(models.Model):
+    """Who issued an API token, for which account and when: the token list names the
+    issuer, and the record stays after the token is revoked or expires, so a token
+    minted for another account leaves a trace."""
+
+    token = models.OneToOneField(
+        ApiToken,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="issue",
+        verbose_name=_("API token"),
+    )
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("account"),
+    )
+    prefix = models.CharField(_("key begins with"), max_length=16, editable=False)
+    issued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("issued by"),
+    )
+    issued_at = models.DateTimeField(_("issued at"), editable=False)
+
+    class Meta:
+        verbose_name = _("API token issue")
+        verbose_name_plural = _("API token issues")
+        ordering = ["-issued_at"]
+
+    def __str__(self):
+        return f"{self.prefix} ({self.account})"
