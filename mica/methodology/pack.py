@@ -103,8 +103,8 @@ page's header, the status list, the vocabulary, then all twenty chapters
 numbered ("## 3 …"), each followed by its contract subsections with their small
 labels ("*관문*", "### 3.1 공개 규칙", the lead, the items), the references as the
 page shows them ("차용한 점 …"), and chapter 20's lines. It prints what seed 001
-prints, line for line: terms as the page shows them (no full stop added, none
-doubled), lists numbered or bulleted as seed 001 has them, no citation keys, and
+prints, line for line: terms closed by one full stop as the page closes them
+(never doubled), lists numbered or bulleted as seed 001 has them, no citation keys, and
 none of the page's own additions (``korean_document.leave_out``). It names its
 source truthfully (the page's download), not the English export's source line.
 ``facts`` is a flat ``{placeholder: value}`` dict for the pack's language, or
@@ -438,11 +438,17 @@ class _Writer:
         self.blocks.append("\n".join(lines))
 
 
+def full_stop(term: str) -> str:
+    """A term as a run-in heading, closed by one full stop: a term that already ends in
+    one ("성공한 과제 없음.") gets no second (as the page's ``full_stop`` filter)."""
+    return term if term.rstrip().endswith((".", "?", "!")) else f"{term}."
+
+
 def _lead_in(term: str, page: bool) -> str:
-    """A line's bold lead-in: closed by a full stop in the canonical export (seed 000,
-    "**Current rule.**"); as the page shows its terms in the Korean document (seed 001,
-    "현재 규칙", "성공한 과제 없음."), so no stop is added and none is doubled."""
-    return f"**{term}**" if page else f"**{term}.**"
+    """A line's bold lead-in, closed by a full stop: always in the canonical export (seed
+    000, "**Current rule.**"); in the Korean document as the page closes it, never doubled
+    ("**성공한 과제 없음.**")."""
+    return f"**{full_stop(term)}**" if page else f"**{term}.**"
 
 
 def korean_document(content: dict) -> dict:

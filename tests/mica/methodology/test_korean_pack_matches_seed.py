@@ -11,11 +11,15 @@ test reads the pack as the page prints it, by rules that take markup away and ad
 - "## 3 제목" and "### 3.1 제목" read "3 제목" and "3.1 제목"; "*관문*" reads "관문";
   "**제목**" reads "제목"; a link reads as its text; "*ICLR 2024*" as "ICLR 2024".
 - An item that opens with a bold lead-in is a term and its text, two lines, as the page
-  sets a definition: "- **[외부 근거] 세계 최초 주장과 그 범위** MICA는 …" reads
+  sets a definition. The lead-in's closing full stop is the run-in heading's, as the page
+  closes it, and not read: "**측정.**" reads "측정"; a term that ends in a stop of its own
+  keeps it ("**성공한 과제 없음.**" reads "성공한 과제 없음.", a term of the records), and
+  a second stop is read as written ("없음.." stays "없음.."). So
+  "- **[외부 근거] 세계 최초 주장과 그 범위.** MICA는 …" reads
   "외부 근거세계 최초 주장과 그 범위" (the page's kind label runs into the term), then
   "MICA는 …". An outcome axis's measure runs into its text ("정확도", then "확인된 … 비율
   시스템이 …"); a status reads as the bullet "• 구현됨", its title, then its text.
-- A numbered item keeps its number ("1. **언어와 격식** 언어, …" reads "1. 언어와 격식",
+- A numbered item keeps its number ("1. **언어와 격식.** 언어, …" reads "1. 언어와 격식",
   "언어, …"); a bullet keeps its bullet ("- 시뮬레이터 …" reads "• 시뮬레이터 …").
 - A reference's "  - **차용한 점** …" reads "차용한 점 …"; an indented line reads unindented.
 - Blank lines are not lines, in either text; seed 001's indentation is its page's.
@@ -35,6 +39,7 @@ import pytest
 from django.core.management import call_command
 
 from mica.methodology.models import ContractItem, Edition, ReadingKind
+from mica.methodology.selectors import pack_content
 
 pytestmark = pytest.mark.django_db
 
@@ -67,8 +72,30 @@ class Rules:
         self.axes = {
             term.split(" · ", 1)[0] for term in axes.values_list("term_ko", flat=True) if term
         }
-        labels = Edition.objects.get().pack_texts["pack"]["labels"]
+        edition = Edition.objects.get()
+        labels = edition.pack_texts["pack"]["labels"]
         self.states = [labels["implemented"]["ko"], labels["planned"]["ko"]]
+        self.stopped_terms = set(terms_ending_in_a_stop(pack_content(edition)))
+
+
+def terms_ending_in_a_stop(value):
+    """The records' Korean terms that close with a full stop of their own."""
+    if isinstance(value, dict):
+        term = value.get("term")
+        if isinstance(term, dict) and (term.get("ko") or "").endswith("."):
+            yield term["ko"]
+        for inner in value.values():
+            yield from terms_ending_in_a_stop(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from terms_ending_in_a_stop(inner)
+
+
+def without_the_run_in_stop(term, rules):
+    """The lead-in without the stop the pack closes it with (pack.full_stop)."""
+    if term in rules.stopped_terms or not term.endswith(".") or term[:-1].endswith("."):
+        return term
+    return term[:-1]
 
 
 def inline(text):
@@ -78,6 +105,7 @@ def inline(text):
 def read_lead_in(marker, term, text, rules):
     """A term and its text as the page prints them."""
     number = marker.strip() if marker.strip() != "-" else None
+    term = without_the_run_in_stop(term, rules)
     kind = re.match(r"^\[(.+?)\] (.+)$", term)
     if kind and kind.group(1) in rules.kinds:
         lines = [kind.group(1) + kind.group(2)]
@@ -141,7 +169,7 @@ def test_the_reading_sees_a_bullet_a_key_citation_and_a_doubled_stop(canonical_c
     rules, pack = Rules(), korean_pack()
     expected = seed_lines()
     for right, wrong in (
-        ("1. **언어와 격식** ", "- **언어와 격식.** "),  # a numbered item as a bullet
+        ("1. **언어와 격식.** ", "- **언어와 격식.** "),  # a numbered item as a bullet
         ("- 시뮬레이터 결과는", "1. 시뮬레이터 결과는"),  # a bullet numbered
         ("- **성공한 과제 없음.** ", "- **성공한 과제 없음..** "),  # a doubled stop
         (  # a citation by reference key
