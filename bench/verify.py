@@ -1,6 +1,7 @@
 """`python -m mica_verify` over the export set of a 10,000-task world: checks and seconds.
 
     .venv/bin/python bench/verify.py [--tasks 10000] [--systems 12] [--runs 2] [--smoke]
+                                     [--keep FOLDER]
 
 On a fresh embedded database (SQLite) in a temporary folder: the canonical content and a
 generated catalogue making up --tasks public tasks (catalogue.synthetic, as bench/pages.py
@@ -18,6 +19,7 @@ verdict and the verifier's seconds (target: at most 60 s at 10,000 tasks on a 2-
 machine). The figures are printed, never judged: the exit status says only whether the
 bench and the verifier ran to the end and every check passed.
 
+--keep copies the checked folder to FOLDER, to run or profile the verifier on it again.
 --smoke is the size CI runs (bench/smoke): 200 tasks, 3 systems. With BENCH_PREPARED
 (bench/prepared.py) the database starts as a copy of a migrated and loaded one.
 """
@@ -165,6 +167,7 @@ def main():
     parser.add_argument("--systems", type=int, default=12, help="snapshots with reruns")
     parser.add_argument("--runs", type=int, default=2, help="reruns per system and market")
     parser.add_argument("--smoke", action="store_true", help="200 tasks, 3 systems")
+    parser.add_argument("--keep", type=Path, help="copy the checked folder here")
     args = parser.parse_args()
     if args.smoke:
         args.tasks, args.systems = 200, 3
@@ -178,6 +181,8 @@ def main():
         print(world_line(work / "set", tasks, recorded, manifest))
         print(f"export set built and published in {built:.1f} s")
         report, seconds = verify(work / "set")
+        if args.keep:
+            shutil.copytree(work / "set", args.keep, dirs_exist_ok=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for area, count in report["checked"].items():

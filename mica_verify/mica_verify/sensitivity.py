@@ -131,6 +131,29 @@ def snapshot_of(cell):
     return f"{cell['system']}--{cell['snapshot_version']}"
 
 
+def cell_entries(cells, under, alternative, tables):
+    for cell in cells:
+        if cell["eligible"] and cell.get("components"):
+            key = (LEVEL_CELL, cell["market"], cell["family"])
+            entries = tables.setdefault(key, {}).setdefault(alternative, {})
+            entries[cell["cell"]] = cell_figure(under[cell["cell"]])
+
+
+def snapshot_entries(snapshots, under, alternative, canonical, codes, tables):
+    """Each snapshot's published market and family figures under `alternative`; the
+    snapshots that have one."""
+    ranked = set()
+    for snapshot, mine in snapshots.items():
+        rows = [{**cell, "task_values": under[cell["cell"]]} for cell in mine]
+        figures = aggregates.snapshot_figures(rows, canonical, codes)
+        for (scope, name), (value, _exclusions, _reason) in figures.items():
+            if value is not None:
+                key = (scope, name, None) if scope == LEVEL_MARKET else (scope, None, name)
+                tables.setdefault(key, {}).setdefault(alternative, {})[snapshot] = value
+                ranked.add(snapshot)
+    return ranked
+
+
 def collect(cells, canonical, codes):
     """{(level, market, family): {alternative: {entry: value}}} over published figures."""
     by_task = cohorts([cell for cell in cells if cell["eligible"]])
@@ -140,19 +163,14 @@ def collect(cells, canonical, codes):
     tables = {}
     for alternative in alternatives():
         under = {cell["cell"]: task_values(cell, alternative, by_task) for cell in cells}
-        for cell in cells:
-            if cell["eligible"] and cell.get("components"):
-                key = (LEVEL_CELL, cell["market"], cell["family"])
-                entries = tables.setdefault(key, {}).setdefault(alternative, {})
-                entries[cell["cell"]] = cell_figure(under[cell["cell"]])
-        for snapshot, mine in snapshots.items():
-            rows = [{**cell, "task_values": under[cell["cell"]]} for cell in mine]
-            for (scope, name), (value, _exclusions, _reason) in aggregates.snapshot_figures(
-                rows, canonical, codes
-            ).items():
-                if value is not None:
-                    key = (scope, name, None) if scope == LEVEL_MARKET else (scope, None, name)
-                    tables.setdefault(key, {}).setdefault(alternative, {})[snapshot] = value
+        cell_entries(cells, under, alternative, tables)
+        ranked = snapshot_entries(snapshots, under, alternative, canonical, codes, tables)
+        if alternative == BASELINE:
+            # A figure is withheld or not whatever the alternative (a task has a value
+            # under every one or under none), and each snapshot's figures cost a pass over
+            # every canonical set: the snapshots without a published figure under the
+            # policy are left out of the others.
+            snapshots = {snapshot: snapshots[snapshot] for snapshot in ranked}
     return tables
 
 
