@@ -59,9 +59,10 @@ def test_staff_with_the_delete_permission_cannot_remove_a_superusers_device(
     superuser's device. Refused, the device stays, and nobody is told anything happened.
     A session that did confirm a code is refused all the same: the permission does not
     reach another person's device."""
-    assert client.post(
-        "/admin/login/", {"username": "device-clerk", "password": PASSWORD}
-    ).status_code == 302
+    assert (
+        client.post("/admin/login/", {"username": "device-clerk", "password": PASSWORD}).status_code
+        == 302
+    )
     assert client.get(DEVICES).status_code == 200  # the clerk does see the list
     with django_capture_on_commit_callbacks(execute=True):
         assert client.post(delete_page(victim), {"post": "yes"}).status_code == 403
