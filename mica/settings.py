@@ -207,6 +207,9 @@ INTAKE_CACHE = {
     "LOCATION": "mica_intake_cache",
     "OPTIONS": {"MAX_ENTRIES": 100_000},
 }
+# Attempt recording per account (submissions.throttle.AttemptRecordingThrottle): sandbox
+# and dry-run calls count as real ones. DRF's rate form: requests/second|minute|hour|day.
+API_ATTEMPT_RATE = os.environ.get("MICA_API_ATTEMPT_RATE", "300/minute")
 # A Redis that does not answer is a cache miss, not a server error (mica.caches): pages
 # render uncached meanwhile, and short timeouts keep a lost Redis from stalling them.
 REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}

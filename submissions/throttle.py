@@ -15,7 +15,9 @@ limit.
 
 import hashlib
 
+from django.conf import settings
 from django.core.cache import caches
+from rest_framework.throttling import UserRateThrottle
 
 from mica.clients import address_counted
 
@@ -65,3 +67,21 @@ def intake_allowed(*, address, email):
         if _count(store, _key(kind, value)) > LIMITS[kind]:
             return False
     return True
+
+
+class AttemptRecordingThrottle(UserRateThrottle):
+    """Every POST to the attempts endpoint counts against its token's account: sandbox
+    and dry-run calls as real ones, since they do the same work (MICA_API_ATTEMPT_RATE,
+    in the intake store like the filings' limits)."""
+
+    scope = "attempts"
+
+    def __init__(self):
+        self.cache = caches[CACHE_ALIAS]
+        super().__init__()
+
+    def get_rate(self):
+        return settings.API_ATTEMPT_RATE
+
+    def get_cache_key(self, request, view):
+        return f"{NAMESPACE}:{super().get_cache_key(request, view)}"

@@ -8,9 +8,16 @@ caller's to record on; it recorded one attempt before (harbor-kr-0000); another
 operator's agent exists; and beside KR's shipped e-mail and calendar platform set
 (pre-registered 2026-11-30) stand a set superseded on 2026-11-30 that named "Hanmail
 Classic" and a draft replacement that names "Naver Calendar Beta".
+
+The story's systems are the sandbox's own (SandboxWorld): made inside the call under
+names no other call or real system has, and shown in the answer under the names the
+examples use. A real system of the same name (the demo's harbor-agent, say) is never
+lent to the caller, so the sandbox confirms nothing about its attempts, and two calls
+never wait for each other's rows.
 """
 
 import datetime as dt
+import secrets
 
 from django.contrib.auth import get_user_model
 
@@ -28,24 +35,62 @@ from submissions.models import DataStatus, System, SystemSnapshot, Track
 SUPERSEDED_ON = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
 
-def examples_story(actor):
+class SandboxWorld:
+    """The examples' systems under names of this call's own: `hidden` renames them in what
+    the caller sent, `shown` names them back in the answer."""
+
+    def __init__(self, prefix=None):
+        # An empty prefix is the story told with its own names (a test staging it for real).
+        self.prefix = f"sandbox-{secrets.token_hex(6)}-" if prefix is None else prefix
+        self.names = {named["system"] for named in (SNAPSHOT, ANOTHER_SNAPSHOT)}
+
+    def own(self, slug):
+        return f"{self.prefix}{slug}"
+
+    def hidden(self, data):
+        """The payloads with each snapshot of the story's systems renamed; any other
+        system is looked up as a real call would, and refused as one would be."""
+        if isinstance(data, list):
+            return [self.hidden(item) for item in data]
+        if not isinstance(data, dict):
+            return data
+        renamed = {key: self.hidden(value) for key, value in data.items()}
+        snapshot = data.get("snapshot")
+        if isinstance(snapshot, dict) and snapshot.get("system") in self.names:
+            renamed["snapshot"] = {**snapshot, "system": self.own(snapshot["system"])}
+        return renamed
+
+    def shown(self, data):
+        if isinstance(data, list):
+            return [self.shown(item) for item in data]
+        if isinstance(data, dict):
+            return {key: self.shown(value) for key, value in data.items()}
+        if isinstance(data, str):
+            return data.replace(self.prefix, "")
+        return data
+
+
+def examples_story(actor, world=None):
     """Stage the examples' world for `actor` (inside the caller's transaction, which the
-    caller rolls back): what already exists is used as it is."""
-    _snapshot(SNAPSHOT, SYSTEM_SUBMISSION["name"], actor)
-    _snapshot(ANOTHER_SNAPSHOT, "Another Operator's Agent", _another_operator())
+    caller rolls back), its systems under `world`'s names; what exists is used as it is,
+    and never handed to another operator."""
+    world = world or SandboxWorld(prefix="")
+    _snapshot(world, SNAPSHOT, SYSTEM_SUBMISSION["name"], actor)
+    another = _another_operator(world)
+    _snapshot(world, ANOTHER_SNAPSHOT, "Another Operator's Agent", another)
     platform_sets_of_the_examples()
     try:
-        attempts_ingest_batch(payloads=[EARLIER_ATTEMPT], actor=actor)
+        attempts_ingest_batch(payloads=[world.hidden(EARLIER_ATTEMPT)], actor=actor)
     except DomainError:
         # A world that already holds the id otherwise answers as that world would.
         pass
 
 
-def _snapshot(named, name, operator):
+def _snapshot(world, named, name, operator):
     system, _created = System.objects.get_or_create(
-        slug=named["system"], defaults={"name": name, "operator": name}
+        slug=world.own(named["system"]),
+        defaults={"name": name, "operator": name, "operator_account": operator},
     )
-    System.objects.filter(pk=system.pk).update(operator_account=operator)
     SystemSnapshot.objects.get_or_create(
         system=system,
         version=named["version"],
@@ -62,9 +107,9 @@ def _snapshot(named, name, operator):
     )
 
 
-def _another_operator():
+def _another_operator(world):
     user, _created = get_user_model().objects.get_or_create(
-        username="another-operator", defaults={"is_active": False}
+        username=world.own("another-operator"), defaults={"is_active": False}
     )
     return user
 
@@ -81,7 +126,12 @@ def platform_sets_of_the_examples():
         return None
     older = _set_beside(in_force, "Hanmail Classic", status=RegistrationStatus.SUPERSEDED)
     PlatformRegistration.objects.filter(pk=older.pk).update(registered_at=SUPERSEDED_ON)
-    draft = _set_beside(
+    # One draft a family: a replacement someone already drafts is the story's draft.
+    draft = PlatformRegistration.objects.filter(
+        market_edition=in_force.market_edition,
+        task_family=in_force.task_family,
+        status=RegistrationStatus.DRAFT,
+    ).first() or _set_beside(
         in_force,
         "Naver Calendar Beta",
         supersedes=in_force,

@@ -18,7 +18,7 @@ from mica.api import NOT_AUTHENTICATED, NOT_JSON, TOO_LARGE_BODY, refusal
 from mica.api_auth import ApiTokenAuthentication
 from mica.parsers import BoundedJSONLinesParser, BoundedJSONParser, in_request_language
 from submissions.api.examples import attempt_examples
-from submissions.api.sandbox import examples_story
+from submissions.api.sandbox import SandboxWorld, examples_story
 from submissions.ingest import (
     ATTEMPT_RULES,
     AttemptSerializer,
@@ -26,6 +26,7 @@ from submissions.ingest import (
     attempts_ingest_batch,
 )
 from submissions.models import InvalidReason
+from submissions.throttle import AttemptRecordingThrottle
 
 BATCH_TOO_LARGE = _(
     "A batch holds at most %(maximum)d attempts and this one holds %(count)d: send it in "
@@ -163,6 +164,7 @@ class AttemptIngest(APIView):
 
     authentication_classes = [ApiTokenAuthentication]
     permission_classes = [IsAuthenticated]
+    throttle_classes = [AttemptRecordingThrottle]
     # A JSON array, or the JSON Lines file a run wrote, one attempt a line.
     parser_classes = [BoundedJSONParser, BoundedJSONLinesParser]
 
@@ -195,9 +197,13 @@ class AttemptIngest(APIView):
         sandbox = _flag(request, "sandbox")
         if sandbox or _flag(request, "dry_run"):
             with transaction.atomic():
-                if sandbox:
-                    examples_story(request.user)
-                response = self._record(request)
+                world = SandboxWorld() if sandbox else None
+                if world:
+                    examples_story(request.user, world)
+                    response = self._record(request, world.hidden(request.data))
+                    response.data = world.shown(response.data)
+                else:
+                    response = self._record(request)
                 # Everything the batch (and the story) wrote goes, and the steps after a
                 # commit never run.
                 transaction.set_rollback(True)
@@ -209,8 +215,9 @@ class AttemptIngest(APIView):
             return response
         return self._record(request)
 
-    def _record(self, request):
-        payloads = request.data if isinstance(request.data, list) else [request.data]
+    def _record(self, request, data=None):
+        data = request.data if data is None else data
+        payloads = data if isinstance(data, list) else [data]
         maximum = attempt_batch_max()
         if len(payloads) > maximum:
             detail = in_request_language(
