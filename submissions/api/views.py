@@ -48,6 +48,10 @@ class RecordedAttemptSerializer(serializers.Serializer):
     created = serializers.BooleanField(
         help_text=_("False when the same record was already on file: nothing new was stored.")
     )
+    would_create = serializers.BooleanField(
+        required=False,
+        help_text=_("On a dry run: whether a real call would store this attempt now."),
+    )
     scored = serializers.BooleanField(
         help_text=_("Whether the publication gate counts the attempt in its cell.")
     )
@@ -65,6 +69,10 @@ class AttemptsRecordedSerializer(serializers.Serializer):
     recorded = serializers.IntegerField(help_text=_("How many attempts were stored now."))
     already_recorded = serializers.IntegerField(
         help_text=_("How many were already on file with the same content.")
+    )
+    would_record = serializers.IntegerField(
+        required=False,
+        help_text=_("On a dry run: how many attempts a real call would store now."),
     )
     attempts = RecordedAttemptSerializer(many=True, help_text=_("Each attempt, in batch order."))
     dry_run = serializers.BooleanField(
@@ -90,8 +98,10 @@ DRY_RUN = OpenApiParameter(
     bool,
     OpenApiParameter.QUERY,
     description=_(
-        "With dry_run=1 the batch is checked and answered exactly as it would be, and "
-        "nothing is stored (no attempt, no cell recomputed)."
+        "With dry_run=1 the batch is checked as it would be, refused as it would be, and "
+        "nothing is stored (no attempt, no cell recomputed); an accepted batch answers 200 "
+        "with what a real call would record now (would_record, and would_create for each "
+        "attempt)."
     ),
 )
 SANDBOX = OpenApiParameter(
@@ -159,6 +169,22 @@ RECORDING = _(
 )
 
 
+def _dry_run_answer(recorded):
+    """200, and what a real call would record now: nothing was recorded."""
+    attempts = [
+        {**attempt, "created": False, "would_create": attempt["created"]}
+        for attempt in recorded["attempts"]
+    ]
+    answer = {
+        "recorded": 0,
+        "already_recorded": recorded["already_recorded"],
+        "would_record": recorded["recorded"],
+        "attempts": attempts,
+        "dry_run": True,
+    }
+    return Response(answer, status=200)
+
+
 class AttemptIngest(APIView):
     """Record attempts: one JSON object, or a list of them stored all or nothing."""
 
@@ -207,12 +233,14 @@ class AttemptIngest(APIView):
                 # Everything the batch (and the story) wrote goes, and the steps after a
                 # commit never run.
                 transaction.set_rollback(True)
-            if response.status_code < 300:
+            if response.status_code >= 300:
                 # A refusal reads as a real call's: it stored nothing either way.
-                response.data["dry_run"] = True
-                if sandbox:
-                    response.data["sandbox"] = True
-            return response
+                return response
+            if sandbox:
+                # The examples' own world: each example answers as the schema documents.
+                response.data.update(dry_run=True, sandbox=True)
+                return response
+            return _dry_run_answer(response.data)
         return self._record(request)
 
     def _record(self, request, data=None):

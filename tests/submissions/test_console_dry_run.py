@@ -38,16 +38,25 @@ def test_a_dry_run_answers_as_a_real_call_and_stores_nothing(
     client, operator, django_capture_on_commit_callbacks
 ):
     body = json.dumps([attempt_payload()])
+    """Issue 43: "`?dry_run=1` answers `201` with `"recorded": 5, "created": true` though it
+    stores nothing — it answers 200 and says what would be recorded"."""
     with django_capture_on_commit_callbacks(execute=True) as after_commit:
         dry = post(client, operator, body)
-    assert dry.status_code == 201 and dry.json()["dry_run"] is True
+    assert dry.status_code == 200 and dry.json()["dry_run"] is True
     assert Attempt.objects.count() == 0 and not GateCell.objects.exists()
     assert after_commit == []  # no recompute, no notice: nothing was committed
     with django_capture_on_commit_callbacks(execute=True):
         real = post(client, operator, body, dry_run=False)
     assert real.status_code == 201 and "dry_run" not in real.json()
-    assert {k: v for k, v in dry.json().items() if k != "dry_run"} == real.json()
+    # The dry run said what the real call then did, and that it itself recorded nothing.
+    said, done = dry.json(), real.json()
+    assert (said["recorded"], said["would_record"]) == (0, done["recorded"]) == (0, 1)
+    assert [(a["created"], a["would_create"]) for a in said["attempts"]] == [(False, True)]
+    assert [a["scored"] for a in said["attempts"]] == [a["scored"] for a in done["attempts"]]
     assert Attempt.objects.count() == 1
+    # Sent again, the dry run says nothing new would be recorded.
+    again = post(client, operator, body).json()
+    assert (again["would_record"], again["already_recorded"]) == (0, 1)
 
 
 @pytest.mark.parametrize("prefix", ["", "/ko"])
