@@ -160,17 +160,26 @@ def test_a_flush_still_empties_the_database_and_the_triggers_stand_after_it(
     database_flush()
     assert not Attempt.objects.exists() and not EvidenceRecord.objects.exists()
     assert not refused("DELETE FROM submissions_attempt")  # nothing left to refuse
+    # Every guard stands again: the append-only ones, the parts' (and SQLite's replace and
+    # transaction ones) and the named snapshot's.
+    postgresql = connection.vendor == "postgresql"
+    standing = {
+        "mica_append_only": 10,
+        "mica_record": 2 if postgresql else 8,
+        "mica_frozen_submissions_systemsnapshot": 1 if postgresql else 2,
+    }
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SELECT current_setting('mica.maintenance', true)")
-            assert cursor.fetchone()[0] in ("", None)
-            cursor.execute("SELECT COUNT(*) FROM pg_trigger WHERE tgname LIKE 'mica_append_only%%'")
-        else:
-            cursor.execute(
-                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' "
-                "AND name LIKE 'mica_append_only%%'"
-            )
-        assert cursor.fetchone()[0] == 10
+        for prefix, count in standing.items():
+            if postgresql:
+                cursor.execute(
+                    "SELECT COUNT(*) FROM pg_trigger WHERE tgname LIKE %s", [prefix + "%"]
+                )
+            else:
+                cursor.execute(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE %s",
+                    [prefix + "%"],
+                )
+            assert cursor.fetchone()[0] == count, prefix
 
 
 def test_an_invalidation_is_reversed_only_by_a_later_decision_with_its_reason(
