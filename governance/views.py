@@ -1,10 +1,12 @@
 from collections import Counter
 
 from django import forms
+from django.core import signing
 from django.db.models import BooleanField, Case, Q, When
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from catalogue.models import TaskSet
@@ -42,6 +44,7 @@ from submissions.models import (
     System,
     Verification,
 )
+from submissions.challenges import APPEAL_SALT
 from submissions.selectors import challenge_public_get
 from submissions.throttle import intake_allowed
 
@@ -285,13 +288,40 @@ def governance(request):
     )
 
 
-@require_http_methods(["POST"])
+def _appeal_key_fits(token, challenge):
+    """Whether `token` is the challenger's appeal key for this challenge: signed with the
+    appeal salt and naming this challenge (a key to another challenge opens nothing)."""
+    try:
+        data = signing.loads(token, salt=APPEAL_SALT)
+    except signing.BadSignature:
+        return False
+    return isinstance(data, dict) and data.get("challenge") == challenge.pk
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
 def challenge_appeal(request, pk):
-    """File an appeal against a decided challenge; the grounds are public."""
+    """The challenger's appeal against a decided challenge, through the link mailed with
+    the decision; the grounds are public. Without that link nothing is filed."""
     try:
         challenge = challenge_public_get(pk)
     except Challenge.DoesNotExist as missing:
         raise Http404 from missing
+    token = (request.POST.get("token") or request.GET.get("token") or "")[:500]
+    if not _appeal_key_fits(token, challenge):
+        refusal = _(
+            "Only the challenger can appeal this decision, through the link in the e-mail "
+            "that told them of it. This request did not carry that link, so nothing was filed."
+        )
+        return render(
+            request,
+            "submissions/challenge_detail.html",
+            {"challenge": challenge, "appeal_error": refusal},
+            status=403,
+        )
+    context = {"challenge": challenge, "appeal_token": token}
+    if request.method == "GET":
+        return render(request, "submissions/challenge_detail.html", context)
     error = None
     if not intake_allowed(address=client_address(request), email=""):
         error = _("Too many filings in the last hour; please try again later.")
@@ -305,6 +335,6 @@ def challenge_appeal(request, pk):
     return render(
         request,
         "submissions/challenge_detail.html",
-        {"challenge": challenge, "appeal_error": error},
+        {**context, "appeal_error": error, "grounds": request.POST.get("grounds", "")[:20_000]},
         status=400,
     )

@@ -46,6 +46,7 @@ MAX_CITATIONS = 20
 CONFIRMATION_SALT = "mica.challenge.confirm"
 CONFIRMATION_MAX_AGE = 7 * 24 * 3600
 FILED_SALT = "mica.challenge.filed"
+APPEAL_SALT = "mica.challenge.appeal"
 SCORING_METRICS = ScoringMetric.values
 
 
@@ -389,6 +390,12 @@ def challenge_file(*, payload):
 
 def confirmation_token(challenge):
     return signing.dumps({"challenge": challenge.pk}, salt=CONFIRMATION_SALT)
+
+
+def appeal_token(challenge):
+    """The challenger's key to the one appeal a decision allows: mailed with the decision,
+    it names this challenge, and only a request that carries it may file the appeal."""
+    return signing.dumps({"challenge": challenge.pk}, salt=APPEAL_SALT)
 
 
 def filed_receipt_url(challenge):

@@ -2,6 +2,7 @@
 
 import datetime
 import logging
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -167,6 +168,10 @@ def notify_editors_of_arrival(challenge):
         outbox_queue(to=person.email, subject=subject, body=body)
 
 
+# The steps that decide a challenge: their e-mail carries the challenger's appeal link.
+DECISIONS = ("accept", "hold", "reject")
+
+
 def notify_state_change(challenge, reason, action):
     with translation.override(challenge.language):
         body = _("Your challenge is now: %(state)s.\nReason: %(reason)s\n%(link)s") % {
@@ -174,6 +179,12 @@ def notify_state_change(challenge, reason, action):
             "reason": reason,
             "link": _challenge_link(challenge),
         }
+        if action in DECISIONS:
+            body += "\n\n" + _(
+                "You may appeal this decision once; someone other than the person who made "
+                "it decides the appeal, in public. Only you can file it, through this link "
+                "(keep it to yourself):\n%(link)s"
+            ) % {"link": settings.SITE_URL + _appeal_path(challenge)}
     notify_challenger(challenge, body, happened=action)
 
 
@@ -191,6 +202,15 @@ def _confirmation_path(challenge):
     from submissions.challenges import confirmation_token
 
     return reverse("submissions:challenge-confirm", args=[confirmation_token(challenge)])
+
+
+def _appeal_path(challenge):
+    """The appeal form's address with the challenger's key, in the current language."""
+    # Within the app: the challenges module imports this one as it loads.
+    from submissions.challenges import appeal_token
+
+    path = reverse("governance:challenge-appeal", args=[challenge.pk])
+    return f"{path}?{urlencode({'token': appeal_token(challenge)})}"
 
 
 def notify_appeal_filed(appeal, deciders):
