@@ -35,6 +35,7 @@ from markets.selectors import market_list
 from mica import scoring
 from mica.clients import client_address
 from mica.errors import DomainError
+from submissions.challenges import APPEAL_SALT
 from submissions.models import (
     COUNTED,
     FALLBACK_JUSTIFIED,
@@ -44,7 +45,6 @@ from submissions.models import (
     System,
     Verification,
 )
-from submissions.challenges import APPEAL_SALT
 from submissions.selectors import challenge_public_get
 from submissions.throttle import intake_allowed
 

@@ -5,7 +5,7 @@ import pytest
 from governance.models import AppealState
 from governance.services import appeal_decide, appeal_file
 from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
-from submissions.challenges import challenge_transition
+from submissions.challenges import appeal_token, challenge_transition
 from tests.factories import (
     LeadFactory,
     SnapshotFactory,
@@ -76,12 +76,17 @@ def test_appeals_are_filed_and_shown_publicly(client, decided):
     challenge, _first, _second = decided
     response = client.post(
         f"/challenges/{challenge.pk}/appeal/",
-        {"grounds": "<script>x</script> The decision overlooked a source."},
+        {
+            "grounds": "<script>x</script> The decision overlooked a source.",
+            "token": appeal_token(challenge),
+        },
     )
     assert response.status_code == 302
     page = client.get(f"/ko/challenges/{challenge.pk}/").text
     assert "overlooked a source" in page and "<script>x" not in page
-    empty = client.post(f"/challenges/{challenge.pk}/appeal/", {"grounds": " "})
+    empty = client.post(
+        f"/challenges/{challenge.pk}/appeal/", {"grounds": " ", "token": appeal_token(challenge)}
+    )
     assert empty.status_code == 400
 
 

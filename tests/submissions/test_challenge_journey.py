@@ -16,7 +16,7 @@ from django.core import mail
 
 from governance.models import Appeal
 from governance.services import appeal_decide
-from submissions.challenges import challenge_transition, confirmation_token
+from submissions.challenges import appeal_token, challenge_transition, confirmation_token
 from submissions.models import Challenge
 from tests.factories import LeadFactory, StaffFactory, challenge_payload, confirmed_challenge
 
@@ -142,7 +142,10 @@ def test_each_subject_says_what_happened_in_the_filings_language(
                 challenge_id=challenge.pk, action=action, reason="Seen.", actor=first
             )
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(f"/challenges/{challenge.pk}/appeal/", {"grounds": "A source was missed."})
+        client.post(
+            f"/challenges/{challenge.pk}/appeal/",
+            {"grounds": "A source was missed.", "token": appeal_token(challenge)},
+        )
     with django_capture_on_commit_callbacks(execute=True):
         appeal_decide(
             appeal_id=Appeal.objects.get().pk, uphold=False, reason="Stands.", actor=second
@@ -209,7 +212,8 @@ def test_an_appeal_reaches_the_people_who_can_decide_it_and_its_queue(
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
-            f"/challenges/{challenge.pk}/appeal/", {"grounds": "A source was missed."}
+            f"/challenges/{challenge.pk}/appeal/",
+            {"grounds": "A source was missed.", "token": appeal_token(challenge)},
         )
     assert response.status_code == 302
     appeal = Appeal.objects.get()
@@ -236,16 +240,20 @@ def test_an_appeal_reaches_the_people_who_can_decide_it_and_its_queue(
 @pytest.mark.parametrize("prefix", ["", "/ko"])
 def test_the_appeal_form_disappears_once_an_appeal_is_filed(client, decided, prefix):
     challenge = decided[0]
-    page = client.get(f"{prefix}/challenges/{challenge.pk}/").text
+    token = appeal_token(challenge)
+    page = client.get(f"{prefix}/challenges/{challenge.pk}/appeal/?token={token}").text
     assert 'name="grounds"' in page
     response = client.post(
-        f"{prefix}/challenges/{challenge.pk}/appeal/", {"grounds": "A source was missed."}
+        f"{prefix}/challenges/{challenge.pk}/appeal/",
+        {"grounds": "A source was missed.", "token": token},
     )
     assert response.status_code == 302
     page = client.get(f"{prefix}/challenges/{challenge.pk}/").text
     assert 'name="grounds"' not in page and "A source was missed." in page
     # A second appeal sent anyway (an old tab) is refused in words, and not stored.
-    again = client.post(f"{prefix}/challenges/{challenge.pk}/appeal/", {"grounds": "Again."})
+    again = client.post(
+        f"{prefix}/challenges/{challenge.pk}/appeal/", {"grounds": "Again.", "token": token}
+    )
     assert again.status_code == 400
     words = "already been appealed" if not prefix else "이미 이의 신청이 접수"
     assert words in again.text and 'role="alert"' in again.text
