@@ -187,3 +187,35 @@ def test_every_market_and_family_table_recomputes_and_a_changed_one_is_named(
 
     found = tampered(folder, change)
     assert (AREA, "family email-calendar reference-ratio/without-cost kendall_tau") in found
+
+
+def test_a_reading_no_analysis_can_be_redone_from_is_named_not_a_crash():
+    """A published component of 0 seconds (the cell's components check names it too)
+    leaves the tables unrecomputable: the verifier says so and carries on reporting."""
+    from mica_verify.report import Report
+    from mica_verify.sensitivity import sensitivity_check
+
+    cells = [
+        {
+            "cell": f"{system}--1--kr--email-calendar",
+            "system": system,
+            "snapshot_version": "1",
+            "market": "KR",
+            "family": "email-calendar",
+            "components": {"t": [[1.0, seconds, 0.035, 240.0, 0.05]]},
+            "task_scores": {"t": {"value": 80.0}},
+        }
+        for system, seconds in (("acme-agent", 0.0), ("beta-agent", 300.0))
+    ]
+    mine = {"eligible": True, "figures": {"critical_safety_events": 0}}
+    recomputed = {
+        "gate": {"sensitivity": {"tables": []}},
+        "cells": cells,
+        "recomputed": {cell["cell"]: mine for cell in cells},
+        "canonical": {},
+        "markets": ["KR"],
+    }
+    report = Report("hand-made")
+    sensitivity_check(recomputed, report)
+    (failed,) = [m for m in report.mismatches if m["name"] == "tables"]
+    assert failed["area"] == AREA and "ZeroDivisionError" in failed["detail"]
