@@ -9,7 +9,8 @@ and bench/exports.py grow theirs); one canonical task made publishable in every 
 (thresholds set, the task validated, its references registered, its local reviews
 approved); and --systems snapshots, each recording --runs independent reruns of it in
 every market, their speeds, costs and outcomes apart, some alike so that the sensitivity
-tables hold ties. The export set is then built and published as the worker publishes it
+tables hold ties (made with the test suite's builders, tests/factories.py, as the tests
+make a publishable world). The export set is then built and published as the worker publishes it
 (the portal's own pre-publication recomputation included), the publication log and the
 key are kept beside it as `--download` keeps them, and `python -m mica_verify FOLDER
 --json` runs on the folder in a process of its own, as a reader runs it.
