@@ -315,6 +315,9 @@ CELERY_TASK_ROUTES = {
 }
 
 WORKER_HEARTBEAT_INTERVAL = int(os.environ.get("MICA_WORKER_HEARTBEAT_INTERVAL", "30"))
+# Who reads /healthz/system's problems besides signed-in staff: a monitor sending
+# `Authorization: Bearer <this>`. Unset, anonymous callers get the overall status only.
+MONITORING_TOKEN = os.environ.get("MICA_MONITORING_TOKEN", "")
 # Older than this, /healthz reports the workers as down, and a running job run whose own
 # heartbeat is older is taken for dead and failed by the reaper.
 WORKER_HEARTBEAT_MAX_AGE = int(os.environ.get("MICA_WORKER_HEARTBEAT_MAX_AGE", "120"))

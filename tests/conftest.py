@@ -309,6 +309,14 @@ def _fresh_intake_limits(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _monitoring_token(settings):
+    """/healthz/system shows its problems to the monitor's token (tests.support.MONITOR)."""
+    from tests.support import MONITORING_TOKEN
+
+    settings.MONITORING_TOKEN = MONITORING_TOKEN
+
+
+@pytest.fixture(autouse=True)
 def _english_to_begin_with():
     """Every test starts in the default language: a request to a /ko/ page leaves Korean
     active in the thread, and a later test's reverse() would build /ko/ URLs."""

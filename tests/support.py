@@ -122,14 +122,30 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def fresh_environment(var, **settings):
     """This process's environment without the test's MICA_ settings, for a site whose
-    var/ is `var`, with `settings` added: what a fresh clone's `make run` would see."""
+    var/ is `var`, with `settings` added: what a fresh clone's `make run` would see, and
+    the monitoring token the tests read /healthz/system's problems with."""
     env = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith("MICA_") and key != "DJANGO_ALLOW_ASYNC_UNSAFE"
     }
-    env.update(MICA_VAR_DIR=str(var), **settings)
+    env.update(MICA_VAR_DIR=str(var), MICA_MONITORING_TOKEN=MONITORING_TOKEN, **settings)
     return env
+
+
+# What a monitor sends to read /healthz/system's problems (settings.MONITORING_TOKEN);
+# tests/conftest.py sets it for the suite.
+MONITORING_TOKEN = "test-monitoring-token"
+MONITOR = {"HTTP_AUTHORIZATION": f"Bearer {MONITORING_TOKEN}"}
+
+
+def system_health_request(base):
+    """A request for `base`'s /healthz/system, as a monitor with the token sends it."""
+    import urllib.request
+
+    return urllib.request.Request(
+        f"{base}/healthz/system", headers={"Authorization": f"Bearer {MONITORING_TOKEN}"}
+    )
 
 
 def manage(env, *arguments):
@@ -192,7 +208,7 @@ def serves_with_a_worker(base):
     except OSError:  # not listening yet, or an HTTP error
         return False
     try:
-        with urllib.request.urlopen(f"{base}/healthz/system", timeout=5) as response:
+        with urllib.request.urlopen(system_health_request(base), timeout=5) as response:
             system = json.load(response)
     except urllib.error.HTTPError as answer:  # 503 with the problems, worker or other
         system = json.load(answer)

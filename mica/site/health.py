@@ -9,11 +9,13 @@ leaves every node serving the pages it has, so none of them fails it.
 `/healthz/system` and the admin's banner report what the whole deployment needs to
 keep publishing: a worker that beats, jobs that finish, a bake that follows the
 content, a published export set, a broker that answers and a worker on each of its
-queues. Each problem has a code for machines and a sentence in English and Korean.
+queues. Each problem has a code for machines and a sentence in English and Korean;
+anonymous callers get the overall status only (health_details_allowed).
 """
 
 import datetime
 import json
+import hmac
 import threading
 import time
 import traceback
@@ -544,6 +546,15 @@ def system_problems():
     problems += _job_problems(now) + _after_commit_problems(now)
     problems += _bake_problems(now) + _export_problems()
     return problems
+
+
+def health_details_allowed(request):
+    """Staff signed in, or a monitor sending `Authorization: Bearer MICA_MONITORING_TOKEN`."""
+    if request.user.is_authenticated and request.user.is_staff:
+        return True
+    token = settings.MONITORING_TOKEN
+    sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    return bool(token) and hmac.compare_digest(sent.encode(), token.encode())
 
 
 def system_health():

@@ -11,7 +11,7 @@ from mica.content.fragments import fragment_rendered
 from mica.errors import RecordNotFound
 from mica.methodology.selectors import edition_current
 from mica.site.api_docs import api_operations, request_examples, token_scheme
-from mica.site.health import node_health, system_health
+from mica.site.health import health_details_allowed, node_health, system_health
 from mica.site.i18n import KOREAN_PREFIX_RE
 from mica.site.ledger import home_ledger, method_frame
 
@@ -55,8 +55,12 @@ def healthz(request):
 @never_cache
 @require_safe
 def healthz_system(request):
-    """The deployment's health, for monitoring: every problem in English and Korean."""
+    """The deployment's health, for monitoring: every problem in English and Korean for
+    staff and for the monitoring token; the overall status alone for anyone else, since
+    the details name hosts, queues and errors."""
     healthy, report = system_health()
+    if not health_details_allowed(request):
+        report = {"status": report["status"]}
     return JsonResponse(
         report, status=200 if healthy else 503, json_dumps_params={"ensure_ascii": False}
     )

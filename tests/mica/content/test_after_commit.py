@@ -12,6 +12,7 @@ from mica.jobs.models import JobRun, JobState
 from mica.site.health import AFTER_COMMIT_JOB
 from submissions.models import Attempt
 from tests.factories import api_auth, attempt_payload
+from tests.support import MONITOR
 
 # A real commit in the request, so the after-commit step runs where a deployment runs it:
 # inside the request, before its answer.
@@ -51,7 +52,7 @@ def test_a_failing_revision_bump_after_commit_answers_201_and_is_logged_and_repo
     assert run.state == JobState.FAILED
     assert "the revision table is unreachable" in run.error
     assert "submissions_attempt" in run.arguments["tables"]
-    report = client.get("/healthz/system").json()
+    report = client.get("/healthz/system", **MONITOR).json()
     codes = [problem["code"] for problem in report["problems"]]
     assert "after-commit-failed" in codes
     problem = report["problems"][codes.index("after-commit-failed")]

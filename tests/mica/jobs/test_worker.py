@@ -11,7 +11,7 @@ from mica.jobs.services import job_run_enqueue
 from mica.jobs.tasks import worker_heartbeat
 from mica.methodology.models import Edition
 from mica.site.tasks import content_reload
-from tests.support import job_run_finished, wait_for
+from tests.support import MONITOR, job_run_finished, wait_for
 
 pytestmark = [pytest.mark.broker, pytest.mark.django_db(transaction=True)]
 
@@ -46,13 +46,13 @@ def test_the_system_health_follows_the_worker_up_and_down(client, celery_worker)
         return WorkerHeartbeat.objects.get(hostname=celery_worker.hostname).seen_at > before
 
     wait_for(beat_advanced)
-    up = client.get("/healthz/system")
+    up = client.get("/healthz/system", **MONITOR)
     assert not {"worker-missing", "worker-stale", "broker-unreachable"} & _codes(up), up.json()
 
     celery_worker.stop()
     time.sleep(1.5)
     with override_settings(WORKER_HEARTBEAT_MAX_AGE=1):
-        down = client.get("/healthz/system")
+        down = client.get("/healthz/system", **MONITOR)
         # The node still serves: a load balancer must not take it out.
         assert client.get("/healthz").status_code == 200
     assert down.status_code == 503
@@ -68,7 +68,7 @@ def test_a_queue_without_a_worker_is_named_and_the_node_stays_up(client, redis_b
     app.send_task(worker_heartbeat.name)
     response = client.get("/healthz")
     assert response.status_code == 200, response.json()
-    system = client.get("/healthz/system")
+    system = client.get("/healthz/system", **MONITOR)
     assert system.status_code == 503
     assert {"worker-missing", "queue-without-worker"} <= _codes(system)
     queue = next(p for p in system.json()["problems"] if p["code"] == "queue-without-worker")

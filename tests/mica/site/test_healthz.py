@@ -8,7 +8,7 @@ not answer is a closed port, the bake is a real one of a few pages."""
 import datetime
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from mica.content.models import TableRevision
@@ -17,6 +17,7 @@ from mica.jobs.models import JobRun, JobState, WorkerHeartbeat
 from mica.jobs.services import worker_heartbeat_record
 from mica.site.health import system_problems_forget
 from tests.factories import StaffFactory
+from tests.support import MONITOR
 
 pytestmark = pytest.mark.django_db
 
@@ -68,7 +69,7 @@ def test_a_dead_worker_leaves_healthz_200_and_the_system_503(client, worker_need
     load balancer took the whole site out, although the nodes served reads fine."""
     assert not WorkerHeartbeat.objects.exists()
     assert client.get("/healthz").status_code == 200
-    system = client.get("/healthz/system")
+    system = client.get("/healthz/system", **MONITOR)
     assert system.status_code == 503
     assert "worker-missing" in codes(system)
     missing = problem(system, "worker-missing")["message"]
@@ -78,13 +79,13 @@ def test_a_dead_worker_leaves_healthz_200_and_the_system_503(client, worker_need
     worker_heartbeat_record(hostname="embedded@test")
     WorkerHeartbeat.objects.update(seen_at=timezone.now() - datetime.timedelta(seconds=600))
     assert client.get("/healthz").status_code == 200
-    stale = client.get("/healthz/system")
+    stale = client.get("/healthz/system", **MONITOR)
     assert stale.status_code == 503
     assert "worker-stale" in codes(stale) and "worker-missing" not in codes(stale)
     assert problem(stale, "worker-stale")["last_heartbeat_age_seconds"] >= 600
 
     worker_heartbeat_record(hostname="embedded@test")
-    beating = client.get("/healthz/system")
+    beating = client.get("/healthz/system", **MONITOR)
     assert not {"worker-stale", "worker-missing"} & set(codes(beating))
 
 
@@ -92,7 +93,7 @@ def test_an_unreachable_broker_fails_the_system_not_the_node(client, settings):
     settings.JOBS_EAGER, settings.CELERY_BROKER_URL = False, CLOSED_PORT
     worker_heartbeat_record(hostname="elsewhere@test")
     assert client.get("/healthz").status_code == 200
-    system = client.get("/healthz/system")
+    system = client.get("/healthz/system", **MONITOR)
     assert system.status_code == 503
     unreachable = problem(system, "broker-unreachable")
     assert "Connection" in unreachable["error"]
@@ -104,7 +105,7 @@ def test_the_system_names_a_missing_export_set_and_bake(client, nothing_publishe
     assert node.status_code == 200
     assert node.json()["checks"]["exports"] == {"ok": True, "published": False}
     assert node.json()["checks"]["bake"] == {"ok": True, "published": False}
-    system = client.get("/healthz/system")
+    system = client.get("/healthz/system", **MONITOR)
     assert system.status_code == 503
     assert {"exports-missing", "bake-missing"} <= set(codes(system))
     assert problem(system, "exports-missing")["message"]["en"] == (
@@ -118,12 +119,12 @@ def test_a_bake_behind_the_content_is_named_once_the_bound_passed(client, settin
 
     settings.PAGE_BAKE_DIR = tmp_path / "pages"
     pages_bake(paths=["/", "/ko/"])
-    assert "bake-stale" not in codes(client.get("/healthz/system"))
+    assert "bake-stale" not in codes(client.get("/healthz/system", **MONITOR))
     revisions_bump({"methodology_glossaryterm"})
     # Just after a change the next bake is on its way: no alarm.
-    assert "bake-stale" not in codes(client.get("/healthz/system"))
+    assert "bake-stale" not in codes(client.get("/healthz/system", **MONITOR))
     TableRevision.objects.update(changed_at=timezone.now() - datetime.timedelta(minutes=40))
-    late = client.get("/healthz/system")
+    late = client.get("/healthz/system", **MONITOR)
     assert late.status_code == 503
     assert problem(late, "bake-stale")["minutes"] >= 40
     assert client.get("/healthz").status_code == 200
@@ -145,7 +146,7 @@ def test_failed_and_stuck_runs_are_named(client):
     backing_off = JobRun.objects.create(job_name="mica.governance.tasks.gate_rerun")
     JobRun.objects.filter(pk=backing_off.pk).update(queued_at=an_hour_ago, due_at=now)
 
-    system = client.get("/healthz/system")
+    system = client.get("/healthz/system", **MONITOR)
     assert system.status_code == 503
     assert problem(system, "job-failed")["run"] == failed.pk
     assert problem(system, "job-failed")["message"]["en"] == (
@@ -164,7 +165,7 @@ def test_failed_and_stuck_runs_are_named(client):
         state=JobState.SUCCEEDED,
         finished_at=now + datetime.timedelta(seconds=1),
     )
-    assert "job-failed" not in codes(client.get("/healthz/system"))
+    assert "job-failed" not in codes(client.get("/healthz/system", **MONITOR))
 
 
 @pytest.fixture
@@ -221,7 +222,7 @@ def test_a_stopped_cache_redis_leaves_the_node_in_service_and_is_named(
     body = response.json()
     assert body["status"] == "degraded" and body["degraded"] == ["cache"]
     assert body["checks"]["cache"]["ok"] is False and body["checks"]["database"]["ok"] is True
-    system = client.get("/healthz/system")
+    system = client.get("/healthz/system", **MONITOR)
     assert system.status_code == 503
     assert problem(system, "cache-unreachable")["message"]["ko"].startswith("캐시")
 
@@ -268,7 +269,8 @@ def test_the_banner_is_for_staff_and_only_when_something_is_wrong(client, staff_
     # The test suite's embedded layer runs jobs inline: nothing to report of the worker.
     system_problems_forget()
     page = staff_client.get("/admin/").content.decode()
-    assert ("system-problems" in page) == bool(client.get("/healthz/system").json()["problems"])
+    problems = client.get("/healthz/system", **MONITOR).json()["problems"]
+    assert ("system-problems" in page) == bool(problems)
     client.logout()
     assert "system-problems" not in client.get("/admin/login/").content.decode()
 
@@ -308,3 +310,25 @@ def test_a_node_missing_a_layer_of_its_bake_is_not_healthy(client, settings, tmp
     answer = client.get("/healthz")
     assert answer.status_code == 503
     assert below in answer.json()["checks"]["bake"]["error"]
+
+
+def test_anonymous_callers_get_the_overall_status_only(
+    staff_client, worker_needed, nothing_published, settings
+):
+    """Issue 42: "Anonymous callers of `/healthz/system` get the overall status only; its
+    details are for staff or a monitoring token." The problems name hosts, queues and
+    errors; the status alone still tells a monitor without the token that something is
+    wrong, with the same code."""
+    client = Client()  # nobody signed in
+    anonymous = client.get("/healthz/system")
+    assert anonymous.status_code == 503 and anonymous.json() == {"status": "problems"}
+    wrong = client.get("/healthz/system", HTTP_AUTHORIZATION="Bearer not-the-token")
+    assert wrong.json() == {"status": "problems"}
+    for reader in (client.get("/healthz/system", **MONITOR), staff_client.get("/healthz/system")):
+        assert reader.status_code == 503
+        assert "worker-missing" in {p["code"] for p in reader.json()["problems"]}
+    # Without a token configured, no header opens the details.
+    settings.MONITORING_TOKEN = ""
+    assert client.get("/healthz/system", HTTP_AUTHORIZATION="Bearer ").json() == {
+        "status": "problems"
+    }

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import _free_port
-from tests.support import fresh_environment, manage, serving, wait_for
+from tests.support import fresh_environment, manage, serving, system_health_request, wait_for
 
 pytestmark = pytest.mark.embedded_only
 
@@ -65,7 +65,7 @@ def _group_members(group):
 
 
 def _problems(base):
-    return {p["code"]: p for p in json.loads(_get(f"{base}/healthz/system")[1])["problems"]}
+    return {p["code"]: p for p in json.loads(_get(system_health_request(base))[1])["problems"]}
 
 
 def test_a_killed_worker_is_started_again_while_every_page_is_served(tmp_path):
