@@ -439,16 +439,17 @@ def case_challenge_form(ctx):
 
 
 def case_appeal_form(ctx):
-    """Anyone appeals a decided challenge from its public page.
+    """The challenger appeals a decided challenge through the link of the decision e-mail.
 
     Nothing acknowledged is lost: the redirect back to the challenge means the appeal
     is committed (on SQLite it once redirected and stored nothing).
     """
     from governance.models import Appeal
+    from submissions.challenges import appeal_token
 
     challenge = a_decided_challenge(ctx)
     browser = ctx.client()
-    page = browser.get(f"/challenges/{challenge.pk}/")
+    page = browser.get(f"/challenges/{challenge.pk}/appeal/?token={appeal_token(challenge)}")
     data = form_of(page, None)
     grounds = f"The decision overlooked a source ({uuid.uuid4().hex[:8]})."
     data["grounds"] = grounds
@@ -2666,7 +2667,7 @@ ADD_NOT_OFFERED = {
     "axes.AccessAttempt": "failed sign-ins are counted by django-axes as they happen",
     "axes.AccessFailureLog": "failed sign-ins are logged by django-axes as they happen",
     "axes.AccessLog": "sign-ins are logged by django-axes as they happen",
-    "governance.Appeal": "appeals are filed by the public, on the challenge's page",
+    "governance.Appeal": "appeals are filed by the challenger, through the decision e-mail's link",
     "governance.GateCell": "gate cells are derived from the attempts by the gate",
     "jobs.JobRun": "job runs are recorded by the jobs they track",
     "jobs.WorkerHeartbeat": "heartbeats are written by the workers",

@@ -29,7 +29,12 @@ from django.db import connection
 from django.utils.html import escape
 
 from mica.text import plain
-from submissions.challenges import challenge_confirm, challenge_transition, confirmation_token
+from submissions.challenges import (
+    appeal_token,
+    challenge_confirm,
+    challenge_transition,
+    confirmation_token,
+)
 from submissions.models import Challenge, SystemSubmission
 from submissions.system_submissions import system_submission_decide
 from tests.factories import (
@@ -546,7 +551,9 @@ def test_appeal_form_takes_hostile_grounds(client, decided_challenge, entry):
     challenge = decided_challenge
     for prefix in ("", "/ko"):
         response = post_form(
-            client, f"{prefix}/challenges/{challenge.pk}/appeal/", {"grounds": entry.form_text}
+            client,
+            f"{prefix}/challenges/{challenge.pk}/appeal/",
+            {"grounds": entry.form_text, "token": appeal_token(challenge)},
         )
         assert_answered(response, f"appeal form {prefix or '/'}")
     shown = [entry.shown(limit=20_000, form=True)] if challenge.appeals.exists() else []
@@ -832,7 +839,9 @@ def _replay(client, request, defect):
     if defect.endpoint == "appeal-form":
         challenge = request.getfixturevalue("decided_challenge")
         return post_form(
-            client, f"/challenges/{challenge.pk}/appeal/", {"grounds": entry.form_text}
+            client,
+            f"/challenges/{challenge.pk}/appeal/",
+            {"grounds": entry.form_text, "token": appeal_token(challenge)},
         )
     if defect.endpoint.startswith("read-"):
         request.getfixturevalue("canonical_content")

@@ -23,7 +23,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from django.utils import translation
 
 from governance.gate import gate_recompute_all
-from submissions.challenges import challenge_transition
+from submissions.challenges import appeal_token, challenge_transition
+from submissions.models import Challenge
 from tests.factories import (
     LeadFactory,
     SnapshotFactory,
@@ -138,6 +139,8 @@ def page_requests(records):
     codes = list(Market.objects.order_by("code").values_list("code", flat=True)[:2])
     assert len(task_slugs) == len(codes) == 2 and all(section_ids) and len(editions) == 2 and cells
     rejected, screened = records["rejected"], records["screened"]
+    # The challenger's appeal key, as the decision e-mail carries it.
+    key = appeal_token(Challenge(pk=rejected))
     return [
         ("site:home", "get", "/", None),
         ("site:api-docs", "get", "/api/docs/", None),
@@ -181,7 +184,8 @@ def page_requests(records):
         ("submissions:challenges", "get", "/challenges/?state=rejected", None),
         ("submissions:challenge", "get", f"/challenges/{screened}/", None),
         ("submissions:challenge", "get", f"/challenges/{rejected}/", None),
-        ("governance:challenge-appeal", "post", f"/challenges/{rejected}/appeal/", {}),
+        ("governance:challenge-appeal", "get", f"/challenges/{rejected}/appeal/?token={key}", None),
+        ("governance:challenge-appeal", "post", f"/challenges/{rejected}/appeal/", {"token": key}),
         ("404", "get", "/no-such-page/", None),
         ("404", "get", "/challenges/999999/", None),
     ]
