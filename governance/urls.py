@@ -26,7 +26,8 @@ urlpatterns = [
         cached(views.evidence_detail),
         name="evidence-cell",
     ),
-    # An appeal is governance's record, filed from the challenge's public page.
+    # An appeal is governance's record, filed by the challenger through the link mailed
+    # with the decision (a signed key; without it the form is neither shown nor taken).
     re_path(
         r"^challenges/(?P<pk>[0-9]{1,9})/appeal/$", views.challenge_appeal, name="challenge-appeal"
     ),
