@@ -49,6 +49,11 @@ def decision_link(challenge):
         if "rejected" in m.subject or "기각됨" in m.subject
     ]
     (link,) = re.findall(r"\S+/challenges/\d+/appeal/\?token=\S+", decision.body)
+    words = "Only you can file it" if challenge.language == "en" else "본인만 할 수 있으며"
+    assert words in decision.body
+    # Only the decision carries the key: the earlier steps' e-mails do not.
+    earlier = [m for m in mail.outbox if m.to == [challenge.contact_email] and m is not decision]
+    assert earlier and not any("/appeal/" in m.body for m in earlier)
     parts = urlsplit(link)
     return f"{parts.path}?{parts.query}"
 
