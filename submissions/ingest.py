@@ -44,7 +44,7 @@ from submissions.models import (
     Verification,
 )
 from submissions.signals import attempts_recorded
-from submissions.system_submissions import EARLIEST_RECORD_DATE, latest_snapshot_date
+from submissions.system_submissions import EARLIEST_RECORD_DATE
 
 COST_TOLERANCE = Decimal("1e-9")
 OPAQUE_ID = r"^[A-Za-z0-9._-]{1,64}$"
@@ -400,6 +400,10 @@ class AttemptSerializer(ExactRecord):
 
 # Every rule a refused attempt names in `errors.rule`, with its answer's status: the API
 # schema documents each (submissions.api.examples), in the order the checks run.
+DATE_IN_FUTURE = gettext_lazy(
+    "The platform snapshot date is in the future: it is later than today in the attempt's market."
+)
+
 ATTEMPT_RULES = {
     "schema": (400, gettext_lazy("A field is missing, unknown or of the wrong JSON type.")),
     "attempt-id-repeated-in-batch": (
@@ -426,12 +430,7 @@ ATTEMPT_RULES = {
         400,
         gettext_lazy("The platform snapshot date is before 2000: no record goes back so far."),
     ),
-    "date-in-future": (
-        400,
-        gettext_lazy(
-            "The platform snapshot date is in the future: it is later than today anywhere on Earth."
-        ),
-    ),
+    "date-in-future": (400, DATE_IN_FUTURE),
     "invocation-order": (400, gettext_lazy("Invocation orders must run exactly 1 to n.")),
     "model-cost-sum": (400, gettext_lazy("The invocation costs must add up to the model cost.")),
     "observed-cost-sum": (
@@ -555,21 +554,20 @@ def refuse(rule, message):
 
 
 def _check_dates(data):
-    """A date no run can have: before any record, or later than today anywhere on Earth
-    (UTC+14), however the sender's clock is set."""
+    """A date no run can have: before any record."""
     if data["platform_snapshot_date"] < EARLIEST_RECORD_DATE:
         refuse(
             "date-before-2000",
             _("The platform snapshot date is before 2000: no record goes back so far."),
         )
-    if data["platform_snapshot_date"] > latest_snapshot_date():
-        refuse(
-            "date-in-future",
-            _(
-                "The platform snapshot date is in the future: it is later than today anywhere "
-                "on Earth."
-            ),
-        )
+
+
+def _check_market_date(data, market):
+    """The platform was seen in the market, on the market's calendar: a date after today
+    there is one no run has seen yet, however the sender's clock is set."""
+    today_there = timezone.now().astimezone(ZoneInfo(market.timezone)).date()
+    if data["platform_snapshot_date"] > today_there:
+        refuse("date-in-future", DATE_IN_FUTURE)
 
 
 def _check_costs(data):
@@ -1052,6 +1050,7 @@ def _attempt_judged(payload, checked, on_file, actor):
     _check_costs(data)
     _check_outcome(data)
     version, market = _resolve(data, on_file)
+    _check_market_date(data, market)
     _check_contract_completion(data, version)
     situations = _resolve_situations(data, market, on_file)
     platform = _resolve_platform(data, version, market, on_file)

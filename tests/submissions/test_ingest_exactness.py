@@ -5,6 +5,7 @@ run can have. Each is refused with a named rule, in English and Korean, by every
 import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
@@ -151,9 +152,9 @@ def test_a_safety_event_described_by_nothing_visible_is_undescribed(
 # --- A date no run can have ------------------------------------------------------------
 
 
-def latest_day():
-    """Today where it is latest on Earth (UTC+14)."""
-    return (timezone.now() + timedelta(hours=14)).date()
+def latest_day(zone="Asia/Seoul"):
+    """Today in the market's time zone (KR's unless told)."""
+    return timezone.now().astimezone(ZoneInfo(zone)).date()
 
 
 @pytest.mark.parametrize(
@@ -180,10 +181,30 @@ def test_a_platform_snapshot_date_no_run_can_have_is_refused_by_name(
     assert not Attempt.objects.exists()
 
 
+def test_tomorrow_in_the_attempts_market_is_the_future_whatever_the_hour_elsewhere(
+    client, operator, monkeypatch
+):
+    """Issue 44: '"in the future" judged in the market's time zone (a TW date of tomorrow
+    was accepted)'. At 12:00 UTC it is already tomorrow at UTC+14 but still today in
+    Taipei: Taipei's tomorrow is refused, Taipei's today is accepted."""
+    from tests.factories import attempt_payload
+
+    noon = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    monkeypatch.setattr(timezone, "now", lambda: noon)
+    taipei = ZoneInfo("Asia/Taipei")
+    payload = attempt_payload(market="TW", attempt_id="acme-tw-001", situations=[])
+    payload["platform_snapshot_date"] = "2026-12-08"  # today at UTC+14, tomorrow in Taipei
+    answer = post(client, operator, json.dumps(payload))
+    assert answer.status_code == 400 and answer.json()["errors"]["rule"] == ["date-in-future"]
+    assert "market" in answer.json()["detail"]
+    payload["platform_snapshot_date"] = timezone.now().astimezone(taipei).date().isoformat()
+    today = post(client, operator, json.dumps(payload))
+    assert today.status_code == 201, today.json()
+
+
 @pytest.mark.parametrize("day", ["first", "latest"])
 def test_the_first_and_the_latest_possible_dates_are_accepted(client, operator, payload, day):
-    """2000-01-01, and today where it is already tomorrow in UTC: not in the future
-    anywhere on Earth."""
+    """2000-01-01, and today in the attempt's market (KR): not in the future there."""
     chosen = date(2000, 1, 1) if day == "first" else latest_day()
     if day == "first":  # a run's platform set is frozen before it: here, in 1999
         PlatformRegistration.objects.filter(
