@@ -330,7 +330,7 @@ def test_a_challenge_filed_confirmed_decided_and_appealed(page, site):
 
 def walk_a_challenge(page, site, lang, prefix, decider):
     from governance.models import Appeal
-    from submissions.challenges import challenge_transition, confirmation_token
+    from submissions.challenges import appeal_token, challenge_transition, confirmation_token
     from submissions.models import Challenge
 
     words = WORDS[lang]
@@ -355,7 +355,10 @@ def walk_a_challenge(page, site, lang, prefix, decider):
         challenge_transition(
             challenge_id=challenge.pk, action=action, reason="Out of scope.", actor=decider
         )
+    # The public page offers no appeal form: the challenger's is the e-mailed link.
     page.goto(f"{site}{prefix}/challenges/{challenge.pk}/")
+    assert page.locator("[name=grounds]").count() == 0
+    page.goto(f"{site}{prefix}/challenges/{challenge.pk}/appeal/?token={appeal_token(challenge)}")
     assert page.locator("[name=grounds]").count() == 1
     shoot(page, "challengers/04-decided", lang, at="main")
     page.fill("[name=grounds]", words["grounds"])
