@@ -37,9 +37,10 @@ $(VENV)/.verify-installed: $(VENV)/.base-installed mica_verify/pyproject.toml
 	fi
 	touch $@
 
-# The manual (docs/, mkdocs.yml), built where the portal serves it at /docs/; rebuilt only
-# when one of its files changed, so a restart with nothing new does not rebuild it.
-DOCS_DIR ?= $(or $(MICA_DOCS_DIR),$(or $(MICA_VAR_DIR),var)/docs)
+# The manual (docs/, mkdocs.yml), built with the release where the portal serves it at
+# /docs/ (build/manual, beside the code: a node with an empty var/ serves it too); rebuilt
+# only when one of its files changed, so a restart with nothing new does not rebuild it.
+DOCS_DIR ?= $(or $(MICA_DOCS_DIR),build/manual)
 DOCS_SOURCES := mkdocs.yml $(shell find docs -type f 2>/dev/null)
 
 $(DOCS_DIR).built: $(VENV)/.base-installed $(DOCS_SOURCES)
@@ -78,7 +79,7 @@ messages: $(VENV)/.base-installed
 	cd locale && msgfmt --check -o ko/LC_MESSAGES/django.mo ko/LC_MESSAGES/django.po
 
 clean:
-	rm -rf $(VENV) var staticfiles
+	rm -rf $(VENV) var staticfiles build
 
 # Mutation testing of the core rules (not part of CI: see the README for the last run),
 # each module against its own tests (tools/mutation.py). MUTATION_TARGETS="scoring" or

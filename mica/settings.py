@@ -431,7 +431,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # The manual: docs/ built by MkDocs (`make docs`, which `make run` runs) into this folder,
 # served at /docs/ (English) and /docs/ko/ (Korean) by mica.site.manual. A release's
 # manual, like its static files, is built on each web node from the code.
-DOCS_DIR = Path(os.environ.get("MICA_DOCS_DIR", VAR_DIR / "docs"))
+# Built with the release (`make docs`), beside the code and not in MICA_VAR_DIR: a node
+# started with an empty var directory serves the manual too.
+DOCS_DIR = Path(os.environ.get("MICA_DOCS_DIR", BASE_DIR / "build" / "manual"))
 # Published builds (the export sets, the baked pages): immutable files in an object store
 # that every node reaches, published by a pointer in the database (mica.content.builds).
 # With MICA_S3_BUCKET, S3-compatible storage (credentials from AWS_ACCESS_KEY_ID and

@@ -234,6 +234,27 @@ def test_a_path_outside_the_manual_is_not_found(client, manual, path):
     assert client.get(path).status_code == 404
 
 
+def test_a_node_with_an_empty_var_directory_finds_the_manual_of_its_release(tmp_path):
+    """Issue 42: "No manual on a fresh node. It is built into `MICA_VAR_DIR/docs`, so a
+    node started with an empty var directory answers 404 at `/docs/`." The manual is
+    built with the release (`make docs`, into build/manual beside the code), and a node
+    whose var directory is new and empty looks for it there."""
+    from tests.support import fresh_environment, manage
+
+    empty = tmp_path / "var"
+    shown = manage(
+        fresh_environment(empty),
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.DOCS_DIR)",
+    )
+    docs_dir = Path(shown.strip().splitlines()[-1])
+    assert docs_dir == ROOT / "build" / "manual"
+    assert not docs_dir.is_relative_to(empty)
+    makefile = (ROOT / "Makefile").read_text()
+    assert "DOCS_DIR ?= $(or $(MICA_DOCS_DIR),build/manual)" in makefile
+
+
 @pytest.mark.django_db
 def test_without_a_build_the_manual_is_not_found(client, settings, tmp_path):
     settings.DOCS_DIR = tmp_path / "not-built"
