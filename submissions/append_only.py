@@ -33,6 +33,7 @@ drops the tables, and neither fires a row trigger; the restored database carries
 triggers.
 """
 
+import sqlite3
 from contextlib import contextmanager
 
 from django.db import connection as default_connection
@@ -52,7 +53,8 @@ RECORD_TABLES = (
 PARTS = ("submissions_modelinvocation", "submissions_evidencerecord")
 OPERATIONS = ("UPDATE", "DELETE")
 MESSAGE = "MICA: %s is append-only: the record is never changed or deleted"
-WITH_ATTEMPT = "MICA: %s is added only with its attempt, in the transaction that records it"
+PART_REFUSED = "is added only with its attempt"  # what the ORM recognises (models.AttemptPart)
+WITH_ATTEMPT = f"MICA: %s {PART_REFUSED}, in the transaction that records it"
 REPLACE = "MICA: %s is append-only: a row already there is never replaced"
 
 
@@ -251,7 +253,8 @@ class _Transactions:
 def record_functions_register(sender=None, connection=None, **kwargs):
     """A connection_created receiver: the SQLite functions the record's triggers call."""
     raw = connection.connection
-    if connection.vendor != "sqlite" or raw is None:  # connection_created comes later
+    # Told by the driver's connection, not the vendor: this runs as any test opens one.
+    if not isinstance(raw, sqlite3.Connection):  # None: connection_created comes later
         return
     transactions = _Transactions(raw)
     raw.set_trace_callback(transactions.statement)
@@ -267,22 +270,6 @@ for _opened in connections.all(initialized_only=True):
 
 
 # --- Both -------------------------------------------------------------------------------
-
-
-def attempts_open(ids, connection=default_connection):
-    """Those of the attempts `ids` inserted by the current transaction: the only ones
-    that may still be given model invocations and evidence."""
-    ids = sorted(set(ids))
-    if not ids or connection.vendor not in ("postgresql", "sqlite"):
-        return set(ids)
-    marks = ", ".join(["%s"] * len(ids))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id FROM submissions_attempt WHERE id IN ({marks}) "  # noqa: S608
-            "AND mica_record_open(id)",
-            ids,
-        )
-        return {row[0] for row in cursor.fetchall()}
 
 
 def record_triggers_install(connection=default_connection):

@@ -1,6 +1,8 @@
+from contextlib import contextmanager
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connections, models, router
+from django.db import DatabaseError, models
 from django.db.models import BooleanField, Exists, Expression, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop, pgettext_lazy
@@ -10,7 +12,7 @@ from mica import scoring
 from mica.errors import AppendOnly
 from mica.vocabulary import EvidenceType, label_for
 from mica.workflows import DecisionEvent, decision_label
-from submissions.append_only import attempts_open
+from submissions.append_only import PART_REFUSED
 
 
 class Track(models.TextChoices):
@@ -491,10 +493,9 @@ class InvalidationReversal(DecisionEvent, AppendOnlyRecord):
 
 
 class AttemptPartQuerySet(AppendOnlyQuerySet):
-    def bulk_create(self, objs, *args, **kwargs):
-        objs = list(objs)
-        AttemptPart.with_its_attempt(self.db, [obj.attempt_pk() for obj in objs])
-        return super().bulk_create(objs, *args, **kwargs)
+    def bulk_create(self, *args, **kwargs):
+        with self.model.refused_without_attempt():
+            return super().bulk_create(*args, **kwargs)
 
 
 class AttemptPart(AppendOnlyRecord):
@@ -513,19 +514,20 @@ class AttemptPart(AppendOnlyRecord):
         abstract = True
 
     def save(self, *args, **kwargs):
-        if self._state.adding:
-            using = kwargs.get("using") or router.db_for_write(type(self), instance=self)
-            self.with_its_attempt(using, [self.attempt_pk()])
-        super().save(*args, **kwargs)
+        with self.refused_without_attempt():
+            super().save(*args, **kwargs)
 
     @classmethod
-    def with_its_attempt(cls, using, attempt_ids):
-        if set(attempt_ids) - attempts_open(attempt_ids, connections[using]):
-            raise AppendOnly(cls.refused_addition)
-
-    def attempt_pk(self):
-        # A part built before its attempt was saved holds the attempt, not yet its key.
-        return self.attempt_id if self.attempt_id is not None else self.attempt.pk
+    @contextmanager
+    def refused_without_attempt(cls):
+        """Only the database knows which transaction recorded an attempt: its refusal
+        (submissions.append_only) is said here in the method's words, at no extra query."""
+        try:
+            yield
+        except DatabaseError as error:
+            if PART_REFUSED in str(error):
+                raise AppendOnly(cls.refused_addition) from error
+            raise
 
 
 class ModelInvocation(AttemptPart):
