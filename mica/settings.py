@@ -315,20 +315,23 @@ CELERY_TASK_ROUTES = {
 }
 
 WORKER_HEARTBEAT_INTERVAL = int(os.environ.get("MICA_WORKER_HEARTBEAT_INTERVAL", "30"))
+# Older than this, /healthz/system reports the workers as down.
+WORKER_HEARTBEAT_MAX_AGE = int(os.environ.get("MICA_WORKER_HEARTBEAT_MAX_AGE", "120"))
 # Who reads /healthz/system's problems besides signed-in staff: a monitor sending
 # `Authorization: Bearer <this>`. Unset, anonymous callers get the overall status only.
 MONITORING_TOKEN = os.environ.get("MICA_MONITORING_TOKEN", "")
-# Older than this, /healthz reports the workers as down, and a running job run whose own
-# heartbeat is older is taken for dead and failed by the reaper.
-WORKER_HEARTBEAT_MAX_AGE = int(os.environ.get("MICA_WORKER_HEARTBEAT_MAX_AGE", "120"))
 # How often a running job run proves it is alive (a thread beside the work).
 JOB_HEARTBEAT_SECONDS = int(os.environ.get("MICA_JOB_HEARTBEAT_SECONDS", "10"))
+# A running job run silent this long (four of its heartbeats missed) has lost its worker:
+# the reaper, every JOB_REAP_INTERVAL, fails it and queues it again, so a job whose worker
+# died is retried within JOB_SILENT_SECONDS + JOB_REAP_INTERVAL, under a minute.
+JOB_SILENT_SECONDS = int(os.environ.get("MICA_JOB_SILENT_SECONDS", "40"))
 # A queued run not started this long after it was due is taken for lost and sent again;
 # it never keeps a debounced request from queueing another for longer.
 JOB_START_GRACE_SECONDS = int(os.environ.get("MICA_JOB_START_GRACE_SECONDS", "60"))
 # How many fresh runs the reaper queues, one after another, for a job whose worker died.
 JOB_REAP_RETRIES = int(os.environ.get("MICA_JOB_REAP_RETRIES", "2"))
-JOB_REAP_INTERVAL = int(os.environ.get("MICA_JOB_REAP_INTERVAL", "30"))
+JOB_REAP_INTERVAL = int(os.environ.get("MICA_JOB_REAP_INTERVAL", "15"))
 # Outbox messages still pending this long after they were written are sent again.
 OUTBOX_SWEEP_INTERVAL = int(os.environ.get("MICA_OUTBOX_SWEEP_INTERVAL", "60"))
 OUTBOX_SWEEP_AFTER_SECONDS = int(os.environ.get("MICA_OUTBOX_SWEEP_AFTER_SECONDS", "60"))

@@ -113,7 +113,7 @@ def _retry_later(job_run_id, task, exc):
 
 def _heartbeat_stale(job_run, now):
     last = job_run.heartbeat_at or job_run.started_at
-    return last is None or (now - last).total_seconds() > settings.WORKER_HEARTBEAT_MAX_AGE
+    return last is None or (now - last).total_seconds() > settings.JOB_SILENT_SECONDS
 
 
 def _job_run_start(job_run_id, *, worker, delivery):
@@ -325,7 +325,7 @@ def _resend(job_run_id, now):
 def job_runs_reap(*, now=None):
     """What beat runs every JOB_REAP_INTERVAL seconds: recover the runs the workers lost.
 
-    A running run whose heartbeat is older than WORKER_HEARTBEAT_MAX_AGE has lost its
+    A running run whose heartbeat is older than JOB_SILENT_SECONDS has lost its
     worker (killed, its machine gone): it is failed, and a fresh run of the same job is
     queued unless it has been retried JOB_REAP_RETRIES times. A queued run that has not
     started JOB_START_GRACE_SECONDS after it was due lost its message (the broker was
@@ -334,7 +334,7 @@ def job_runs_reap(*, now=None):
     (primary keys).
     """
     now = now or timezone.now()
-    stale = now - datetime.timedelta(seconds=settings.WORKER_HEARTBEAT_MAX_AGE)
+    stale = now - datetime.timedelta(seconds=settings.JOB_SILENT_SECONDS)
     late = now - datetime.timedelta(seconds=settings.JOB_START_GRACE_SECONDS)
     dead = JobRun.objects.filter(state=JobState.RUNNING).filter(
         Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, started_at__lt=stale)

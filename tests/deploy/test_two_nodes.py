@@ -104,6 +104,7 @@ def cluster(object_store, canonical_content, tmp_path, settings):
         "MICA_PAGE_BAKE_PROCESSES": "1",
         "MICA_WORKER_HEARTBEAT_INTERVAL": "1",
         "MICA_WORKER_HEARTBEAT_MAX_AGE": "5",
+        "MICA_JOB_SILENT_SECONDS": "5",
         "MICA_JOB_HEARTBEAT_SECONDS": "1",
         "MICA_JOB_REAP_INTERVAL": "1",
         "MICA_OUTBOX_SWEEP_INTERVAL": "2",

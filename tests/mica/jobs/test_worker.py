@@ -135,7 +135,7 @@ def test_a_worker_killed_mid_job_is_reaped_and_the_job_retried(
         doomed.kill()
     finally:
         session.close()
-    settings.WORKER_HEARTBEAT_MAX_AGE = 2
+    settings.JOB_SILENT_SECONDS = 2
     assert job_runs_reap()["reaped"] == []  # its last heartbeat is still recent
     time.sleep(3)
     outcome = job_runs_reap()
