@@ -1,7 +1,8 @@
 """Sign-in lockouts in the admin: who is locked out from where, and the button that
 unlocks them (django-axes' records, with AXES_ENABLE_ADMIN off so these replace its own);
 API tokens, enrolment codes and second-factor devices, for verified superusers; staff
-accounts and groups, their permissions named in the reader's language."""
+accounts and groups, their permissions and the shipped roles (mica.site.roles) named in
+the reader's language."""
 
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
@@ -14,10 +15,10 @@ from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst, format_lazy
+from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import gettext_noop, ngettext
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from knox.models import AuthToken
 
@@ -36,6 +37,7 @@ from mica.site.enrolment import (
     verified_superuser,
 )
 from mica.site.models import ApiToken, EnrolmentCode
+from mica.site.roles import ROLES_BY_NAME, STAFF_ROLES, role_label
 
 # Labels axes and django-otp show in the admin; neither ships a Korean catalogue, so they
 # are named here for `make messages` to put into ours.
@@ -420,12 +422,64 @@ staff_groups_named()
 boolean_icons_named()
 
 
+class RoleChoiceField(forms.ModelMultipleChoiceField):
+    """Groups named in the reader's language: a shipped role by its label (mica.site.roles),
+    any other group by its stored name."""
+
+    def label_from_instance(self, obj):
+        return role_label(obj)
+
+
+def roles_help():
+    """The user form's help on groups, built per request so it reads in its language."""
+    rows = format_html_join(
+        "",
+        "<li>{}{}: {} {}</li>",
+        (
+            (
+                role.label,
+                # The stored name too, where the label is another language's.
+                format_html(' (<span translate="no">{}</span>)', role.name)
+                if get_language() != "en"
+                else "",
+                role.duty,
+                _("Needs a second factor.") if role.second_factor else _("No second factor."),
+            )
+            for role in STAFF_ROLES
+        ),
+    )
+    return format_html(
+        "{}<ul>{}</ul>",
+        _(
+            "The roles the portal ships, each a group with exactly the permissions it "
+            "needs; authors and reviewers also need a market competence:"
+        ),
+        rows,
+    )
+
+
 @admin.register(User)
 class StaffAccountAdmin(PermissionsNamedAdmin, UserAdmin):
     permission_fields = ("user_permissions",)
     change_password_form = AccountPasswordForm
 
+    def formfield_for_manytomany(self, db_field, request=None, **kwargs):
+        if db_field.name == "groups":
+            kwargs["form_class"] = RoleChoiceField
+            kwargs["help_text"] = roles_help()
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
 
 @admin.register(Group)
 class StaffGroupAdmin(PermissionsNamedAdmin, GroupAdmin):
     permission_fields = ("permissions",)
+    list_display = ("role", "name", "needs_second_factor")
+
+    @admin.display(description=_("role"), ordering="name")
+    def role(self, obj):
+        return role_label(obj)
+
+    @admin.display(description=_("second factor"), boolean=True)
+    def needs_second_factor(self, obj):
+        role = ROLES_BY_NAME.get(obj.name)
+        return role.second_factor if role else None
