@@ -23,6 +23,7 @@ from catalogue.admin_forms import ReviewAnchorField, TaskVersionAdminForm, revie
 from catalogue.rules import require_author_for, task_validation_checklist, task_version_hash
 from catalogue.selectors import review_drafts_of, reviews_awaiting
 from catalogue.services import (
+    PORTAL_REVIEW_REASONS,
     review_comment_add,
     review_comment_check,
     review_comment_resolve,
@@ -430,6 +431,13 @@ class ReviewEventInline(DecisionEventInline):
     # Staff see who moved a review and the digest of what was approved.
     readonly_fields = (*DecisionEventInline.readonly_fields, "actor", "content_hash")
     fields = readonly_fields
+
+    @admin.display(description=_("reason"))
+    def why(self, event):
+        # A reason the portal wrote (a voided approval) reads in the admin's language.
+        if event.reason in PORTAL_REVIEW_REASONS:
+            return gettext(event.reason)
+        return super().why(event)
 
 
 class LocalReviewOpenForm(forms.ModelForm):

@@ -168,15 +168,17 @@ class TaskVersionAdminForm(forms.ModelForm):
     admin names the model and the fields (TaskVersionAdmin)."""
 
     evidence_requirements = CodeListField(
-        vocabulary=EvidenceType.choices, label=_("evidence requirements")
+        vocabulary=EvidenceType.choices, label=capfirst(_("evidence requirements"))
     )
     diagnostic_axes = CodeListField(
-        vocabulary=DiagnosticAxis.choices, label=_("diagnostic axes"), required=False
+        vocabulary=DiagnosticAxis.choices, label=capfirst(_("diagnostic axes")), required=False
     )
     locality_conditions = CodeListField(
-        vocabulary=LocalityCondition.choices, label=_("locality conditions"), required=False
+        vocabulary=LocalityCondition.choices,
+        label=capfirst(_("locality conditions")),
+        required=False,
     )
-    parameter_schema = ParameterListField(label=_("parameters"), required=False)
+    parameter_schema = ParameterListField(label=capfirst(_("parameters")), required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

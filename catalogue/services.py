@@ -4,6 +4,7 @@ current version, retirement), the last through catalogue.workflows.task_transiti
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from catalogue.access import holdout_access
 from catalogue.models import (
@@ -24,6 +25,11 @@ from mica.errors import InvalidTransition, PermissionRefused, ValidationFailed
 from mica.methodology.selectors import edition_current
 from mica.methodology.services import section_id_owner
 
+# A reason the portal writes on a review it voids: stored as written here (English) and
+# translated when read, so the Korean admin shows it in Korean (catalogue.admin).
+VERSION_CHANGED_REASON = gettext_noop("The version changed after approval.")
+PORTAL_REVIEW_REASONS = {VERSION_CHANGED_REASON}
+
 
 def task_version_touch(*, version, actor=None):
     """Record an edit of a version: new hash, the editor noted, stale approvals voided.
@@ -42,9 +48,7 @@ def task_version_touch(*, version, actor=None):
             version.editors.add(actor)
         stale = version.reviews.filter(state=ReviewState.APPROVED).exclude(approved_hash=new_hash)
         for review in stale.select_related("market"):
-            review_transition(
-                review_id=review.pk, action="void", reason=_("The version changed after approval.")
-            )
+            review_transition(review_id=review.pk, action="void", reason=VERSION_CHANGED_REASON)
             version.reviews_voided.append(review)
     return version
 
