@@ -20,7 +20,10 @@ evidence, invalidations and their reversals. Four guards, on both databases:
   connection Django opens, so a connection without them (the sqlite3 shell) cannot
   add attempts nor their parts at all.
 - A snapshot's `routable_models` and `data_status`, which scoring reads, are frozen
-  once an attempt names it (mica.frozen_rows).
+  once an attempt names it (mica.frozen_rows), and on SQLite such a snapshot is never
+  replaced. These guards read the attempts' table, so they stand aside while migrations
+  run (SQLite refuses to rebuild a table another table's trigger names) and stand again
+  after every migrate.
 
 No session setting lifts them, and the PostgreSQL functions name their tables by
 schema, so no search_path or temporary table stands in for the record. The one way
@@ -296,14 +299,35 @@ def record_triggers_remove(connection=default_connection):
     else:
         return
     _execute(connection, statements)
-    frozen_triggers_remove(connection, [_snapshot()])
+    snapshot_triggers_remove(connection)
+
+
+# SQLite: INSERT OR REPLACE over a named snapshot would delete it without firing its
+# update or delete trigger (the attempts' deferred foreign key is no guard: a session
+# turns foreign keys off).
+SNAPSHOT_REPLACE = "mica_record_submissions_systemsnapshot_replace"
+SQLITE_SNAPSHOT_REPLACE = f"""
+CREATE TRIGGER IF NOT EXISTS {SNAPSHOT_REPLACE} BEFORE INSERT ON submissions_systemsnapshot
+WHEN EXISTS (SELECT 1 FROM submissions_systemsnapshot s
+    WHERE (s.id = NEW.id OR (s.system_id = NEW.system_id AND s.version = NEW.version))
+    AND EXISTS (SELECT 1 FROM submissions_attempt a WHERE a.snapshot_id = s.id))
+BEGIN SELECT RAISE(ABORT, 'MICA: a snapshot an attempt names is frozen: never replaced'); END
+"""
 
 
 def snapshot_triggers_install(connection=default_connection):
-    """The snapshot's guard reads the attempts' table, so it is made only after a whole
+    """The snapshot's guards read the attempts' table, so they are made only after a whole
     migrate: SQLite refuses to rebuild a table that another table's trigger names."""
     schema = f"{_pg_schema(connection)}." if connection.vendor == "postgresql" else ""
     frozen_triggers_install(connection, [_snapshot(schema)])
+    if connection.vendor == "sqlite":
+        _execute(connection, [SQLITE_SNAPSHOT_REPLACE])
+
+
+def snapshot_triggers_remove(connection=default_connection):
+    frozen_triggers_remove(connection, [_snapshot()])
+    if connection.vendor == "sqlite":
+        _execute(connection, [f"DROP TRIGGER IF EXISTS {SNAPSHOT_REPLACE}"])
 
 
 @contextmanager
@@ -328,7 +352,7 @@ def snapshot_triggers_before_migrate(sender, using, **kwargs):
     """A pre_migrate receiver: the snapshot's guard stands aside while migrations may
     rebuild the attempts' table (post_migrate makes it again)."""
     if sender.name == "submissions":
-        frozen_triggers_remove(connections[using], [_snapshot()])
+        snapshot_triggers_remove(connections[using])
 
 
 # Connected on import, as the app's ready() imports this module.

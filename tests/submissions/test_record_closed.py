@@ -246,6 +246,27 @@ def test_the_database_refuses_to_change_what_scoring_reads_of_a_named_snapshot(
     assert row("submissions_systemsnapshot", snapshot.pk) == before
 
 
+def test_an_insert_never_replaces_a_named_snapshot(recorded):
+    """SQLite's INSERT OR REPLACE would delete the snapshot, firing no update trigger, and
+    insert it again as demo data; PostgreSQL's upsert is an UPDATE."""
+    snapshot = recorded.snapshot
+    before = row("submissions_systemsnapshot", snapshot.pk)
+    columns = [f.column for f in SystemSnapshot._meta.local_concrete_fields]
+    chosen = ", ".join("'demo'" if c == "data_status" else c for c in columns)
+    select = f"SELECT {chosen} FROM submissions_systemsnapshot WHERE id = %s"  # noqa: S608
+    listed = ", ".join(columns)
+    if connection.vendor == "sqlite":
+        sql = f"INSERT OR REPLACE INTO submissions_systemsnapshot ({listed}) {select}"
+    else:
+        sql = (
+            f"INSERT INTO submissions_systemsnapshot ({listed}) {select} "
+            "ON CONFLICT (id) DO UPDATE SET data_status = 'demo'"
+        )
+    error = refusal(sql, [snapshot.pk])
+    assert error is not None and "frozen" in error
+    assert row("submissions_systemsnapshot", snapshot.pk) == before
+
+
 def test_a_snapshot_no_attempt_names_can_still_be_corrected(recorded):
     other = SystemSnapshot.objects.get(pk=recorded.snapshot.pk)
     other.pk, other.version = None, "2.2-draft"
