@@ -1,8 +1,10 @@
-"""Django's flush, with the record's append-only triggers (submissions.append_only), the
-frozen rows' triggers (mica.frozen_rows) and the publication log's triggers
+"""Django's flush, with the record's triggers (submissions.append_only), the frozen rows'
+triggers (mica.frozen_rows) and the publication log's triggers
 (mica.content.publication_log) stood aside while it empties the whole database: the one
 maintenance step that removes attempts, frozen versions and log entries, as the test suite
-does between transactional tests."""
+does between transactional tests. The triggers are dropped and made again inside the
+flush's own transaction, which only a role that owns the tables can do: no session
+setting lifts them."""
 
 from django.core.management.commands import flush
 from django.db import DEFAULT_DB_ALIAS, connections
