@@ -3,6 +3,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -13,10 +14,12 @@ from django.views.decorators.http import require_safe
 
 from catalogue import presenters
 from catalogue.forms import TaskFilterForm
+from catalogue.models import Lifecycle
 from catalogue.selectors import (
     catalogue_balance_counts,
     family_list,
     task_catalogue_headings,
+    task_catalogue_list,
     task_catalogue_order,
     task_family_counts,
     task_filter,
@@ -108,6 +111,16 @@ def _family_groups(families, counts, rows_by_family, filters, page):
     return groups, toc
 
 
+def _lifecycle_counts():
+    """What the public catalogue holds, in one query: its definitions, and how many of them
+    are candidates and how many validated (the counts the methodology's prose states)."""
+    return task_catalogue_list().aggregate(
+        canonical_task_count=Count("pk"),
+        candidate_task_count=Count("pk", filter=Q(lifecycle=Lifecycle.CANDIDATE)),
+        validated_task_count=Count("pk", filter=Q(lifecycle=Lifecycle.VALIDATED)),
+    )
+
+
 def _task_list_body(query, number):
     """The page's title, the query its own address carries (a later page of the whole
     catalogue) and its body as HTML: page `number` of the tasks the filters in `query`
@@ -141,6 +154,8 @@ def _task_list_body(query, number):
         "previous_url": task_list_url(filters, page.number - 1) if page.has_previous() else "",
         "next_url": task_list_url(filters, page.number + 1) if page.has_next() else "",
         "balance": presenters.balance_figures(),
+        # The lead says what the catalogue holds: candidates only, or some validated.
+        "lifecycle": _lifecycle_counts(),
     }
     title = _("Tasks")
     if paginated:

@@ -122,7 +122,14 @@ def situation_index(edition=None):
 def market_figures(edition):
     """The live figures the markets give an edition's prose."""
     codes = market_codes(edition)
-    return {"market_count": len(codes), "market_codes": ", ".join(codes)}
+    figures = {"market_count": len(codes), "market_codes": ", ".join(codes)}
+    # The profile minimums as the coverage audit reads them (`/markets/` says "4 of 5
+    # required"), so the prose and the audit never state two different numbers.
+    from markets import services  # services builds on these selectors
+
+    for key, _label, _choices, required in services.COVERAGE_DIMENSIONS:
+        figures[f"min_{key}"] = required
+    return figures
 
 
 def market_editions_frozen(edition):

@@ -134,6 +134,13 @@ COUNTED_FIGURES = (
     "run_cell_count",
     "publication_eligible",
     "reference_count",
+    # A market edition's profile minimums (markets.services.coverage_audit's).
+    "min_situations",
+    "min_surfaces",
+    "min_authorization_boundaries",
+    "min_completion_semantics",
+    "min_recovery_conditions",
+    "min_evidence_types",
 )
 # The edition's four publication thresholds (seed 000: "runs per task, a minimum cell
 # sample size, task coverage, or a maximum ineligible discard rate") and its review cutoff.

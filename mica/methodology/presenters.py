@@ -29,12 +29,24 @@ class Reader:
         return mark_safe(nh3.clean(rendered, tags=_ALLOWED_TAGS, attributes={"a": {"href"}}))
 
 
+# A status line whose state the records settle: the publication thresholds are planned
+# until the edition states all four, and then the line says what is in force.
+STATE_FROM_RECORDS = {"status-thresholds": "thresholds_set"}
+
+
+def _state(reader, item):
+    condition = STATE_FROM_RECORDS.get(item["section_id"])
+    if item.get("type") == "status" and condition and reader.facts.get(condition) is True:
+        return "implemented"
+    return item.get("state")
+
+
 def _item(reader, item, kinds, references):
     return {
         "section_id": item["section_id"],
         "type": item["type"],
         "kind": kinds.get(item.get("kind")),
-        "state": item.get("state"),
+        "state": _state(reader, item),
         "term": reader.html(item["term"]),
         "detail": reader.html(item["detail"]),
         "refs": [references[key] for key in item.get("refs", []) if key in references],
@@ -101,9 +113,32 @@ def _labels(reader, pack):
     return {name: reader.plain(labels[name]) for name in labels if isinstance(labels[name], dict)}
 
 
-def citation_label(names, year):
+def _citation_key(names, year):
+    """What a citation prints of its authors and year: two works alike here are told apart
+    by a letter after the year ("Kakao Corp., n.d.-a", "Kakao Corp., n.d.-b")."""
+    lead = tuple(names) if len(names) <= 2 else (names[0], "et al.")
+    return lead, year
+
+
+def citation_suffixes(citations, order):
+    """{key: "a" | "b" | …} of the references whose citation (authors and year) another
+    reference shares, lettered in the order the references are listed; others have none."""
+    alike = {}
+    for key in order:
+        if key in citations:
+            alike.setdefault(_citation_key(*citations[key]), []).append(key)
+    return {
+        key: "abcdefghijklmnopqrstuvwxyz"[index]
+        for keys in alike.values()
+        if len(keys) > 1
+        for index, key in enumerate(keys[:26])
+    }
+
+
+def citation_label(names, year, suffix=""):
     """A reference as a reader expects it cited in the text: author and year ("Agarwal
-    et al., 2021", "Keeney and Raiffa, 1993"), in the reader's language. The names are
+    et al., 2021", "Keeney and Raiffa, 1993"), in the reader's language, with `suffix`
+    ("a", "b") where another cited work has the same authors and year. The names are
     names in any language: marked translate="no", as a Korean page keeps them."""
     names = [format_html('<span translate="no">{}</span>', name) for name in names]
     if len(names) > 2:
@@ -112,12 +147,20 @@ def citation_label(names, year):
         lead = _("%(first)s and %(second)s") % {"first": names[0], "second": names[1]}
     else:
         lead = names[0] if names else ""
-    return mark_safe(_("%(names)s, %(year)s") % {"names": lead, "year": year or _("n.d.")})
+    if year:
+        year = f"{year}{suffix}"
+    elif suffix:
+        year = _("n.d.-%(letter)s") % {"letter": suffix}
+    else:
+        year = _("n.d.")
+    return mark_safe(_("%(names)s, %(year)s") % {"names": lead, "year": year})
 
 
 def methodology_view(content, facts, language, citations=None):
     reader = Reader(language, facts)
     citations = citations or {}
+    separator = reader.plain(content["pack"].get("labels", {}).get("reference_separator")) or ": "
+    suffixes = citation_suffixes(citations, [r["key"] for r in content["references"]])
     kinds = {
         k["kind"]: {
             "code": k["kind"],
@@ -132,7 +175,7 @@ def methodology_view(content, facts, language, citations=None):
             "key": r["key"],
             "section_id": r["section_id"],
             "title": reader.plain(r["title"]),
-            "citation": citation_label(*citations[r["key"]])
+            "citation": citation_label(*citations[r["key"]], suffixes.get(r["key"], ""))
             if r["key"] in citations
             else reader.plain(r["title"]),
         }
@@ -145,7 +188,7 @@ def methodology_view(content, facts, language, citations=None):
             "title": reader.plain(g.get("title")) if g.get("title") else "",
             "intro": reader.html(g["intro"]) if g.get("intro") else "",
             "references": [
-                _reference(reader, r)
+                _reference(reader, r, separator)
                 for r in content["references"]
                 if r["group"] == g["section_id"]
             ],
@@ -203,13 +246,16 @@ def methodology_view(content, facts, language, citations=None):
     }
 
 
-def _reference(reader, ref):
+def _reference(reader, ref, separator):
     return {
         "key": ref["key"],
         "section_id": ref["section_id"],
         "url": ref["url"],
         "title": reader.plain(ref["title"]),
         "subtitle": reader.plain(ref["subtitle"]) if ref.get("subtitle") else "",
+        # A label that closes on a full stop ("Agarwal et al.") takes the pack's separator
+        # (" — " in English; seed 001 prints "Agarwal et al.: …", so Korean keeps its colon).
+        "subtitle_separator": separator if reader.plain(ref["title"]).endswith(".") else ": ",
         "venue": reader.plain(ref["venue"]) if ref.get("venue") else "",
         "borrowed": reader.html(ref["borrowed"]) if ref.get("borrowed") else "",
         "not_adopted": reader.html(ref["not_adopted"]) if ref.get("not_adopted") else "",
