@@ -14,6 +14,7 @@ The two layout findings (letter stacking, overflow) are CSS: here the rule is ch
 the stylesheet the page links; the browser layer's screenshots show the layout itself.
 """
 
+import html
 import re
 from pathlib import Path
 
@@ -166,3 +167,57 @@ def test_a_message_names_a_task_by_its_slug_as_written(client, people, task):
     shown = messages_of(retired)
     assert "gc-resident-record-extract is retired." in shown
     assert "Gc-resident-record-extract" not in shown
+
+
+# --- "raw JSON on the system-submission and challenge pages (Korean admin too)" ------------
+
+RAW_JSON = re.compile(r'[\[{]\s*"')
+
+
+def raw_json_shown(page):
+    """JSON a reader sees on the page (its text, not the admin's own data attributes)."""
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", page.text, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    found = RAW_JSON.search(text)
+    return found and text[found.start() - 80 : found.start() + 80]
+
+
+@pytest.mark.parametrize("prefix", ["", "/ko"])
+def test_a_system_submissions_declarations_read_as_a_list_not_json(
+    client, people, prefix, django_capture_on_commit_callbacks
+):
+    from submissions.system_submissions import system_submission_file
+    from tests.factories import system_submission_payload
+
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = system_submission_file(payload=system_submission_payload())
+    client.force_login(people["lead"])
+    page = client.get(f"{prefix}/admin/submissions/systemsubmission/{submission.pk}/change/")
+    assert page.status_code == 200
+    assert not raw_json_shown(page), raw_json_shown(page)
+    # The market capability, a mapping of market to capability, as a definition list.
+    assert re.search(
+        r'<dt><code translate="no">KR</code></dt><dd><span lang="">signed-in web and app</span>',
+        page.text,
+    )
+    assert re.search(r'<li><span lang="">browser</span></li>', page.text)
+
+
+@pytest.mark.parametrize(
+    "prefix, citations, accessed",
+    [("", "Citations", "Accessed on"), ("/ko", "인용 출처", "접속일")],
+)
+def test_a_challenges_citations_read_as_a_list_not_json(
+    client, people, prefix, citations, accessed, django_capture_on_commit_callbacks
+):
+    from tests.factories import confirmed_challenge
+
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge = confirmed_challenge()
+    client.force_login(people["lead"])
+    page = client.get(f"{prefix}/admin/submissions/challenge/{challenge.pk}/change/")
+    assert page.status_code == 200
+    assert not raw_json_shown(page), raw_json_shown(page)
+    assert f"<dt>{citations}</dt>" in page.text
+    assert f'<dt>{accessed}</dt><dd><span lang="">2026-11-20</span></dd>' in page.text
+    assert '<span lang="">https://example.org/paper</span>' in page.text
