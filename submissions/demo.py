@@ -12,7 +12,7 @@ from django.db import transaction
 
 from catalogue.selectors import task_filter, task_public_list
 from markets.selectors import market_list, platform_primary
-from submissions.ingest import attempts_ingest_batch
+from submissions.ingest import COMMERCE_FAMILIES, attempts_ingest_batch
 from submissions.models import DataStatus, System, SystemSnapshot, Track
 
 DEMO_SYSTEMS = [
@@ -69,6 +69,37 @@ def _evidence(attempt_id, kind):
         "evidence_type": kind,
         "sha256": hashlib.sha256(evidence_id.encode()).hexdigest(),
     }
+
+
+# A synthetic lowest valid total per market currency, about the price of a tin of formula.
+DEMO_REFERENCE_TOTALS = {
+    "KRW": Decimal("22900"),
+    "JPY": Decimal("2480"),
+    "SGD": Decimal("24.90"),
+    "TWD": Decimal("620"),
+    "AED": Decimal("79"),
+    "THB": Decimal("690"),
+}
+SEARCH_EVIDENCE = "locale-formatted-artifact"
+
+
+def _commerce(attempt, market):
+    """A commerce task's totals: the chosen total at or above the lowest valid total (a
+    success chose a valid offer, which the reference search saw), with the search among the
+    attempt's evidence. Its own generator, so the other runs stay as they were."""
+    rng = random.Random(attempt["attempt_id"])
+    reference = DEMO_REFERENCE_TOTALS.get(market.currency_code, Decimal("100"))
+    premium = Decimal(rng.randint(0, 120)) / Decimal(1000)
+    search = _evidence(attempt["attempt_id"], SEARCH_EVIDENCE)
+    attempt["evidence"].append(search)
+    attempt["commerce"] = {
+        "currency": market.currency_code,
+        "chosen_total": str((reference * (1 + premium)).quantize(reference)),
+        "reference_total": str(reference),
+        "reference_observed_at": f"{PLATFORM_SNAPSHOT_DATE}T09:00:00+00:00",
+        "reference_evidence_id": search["evidence_id"],
+    }
+    return attempt
 
 
 def _attempt(rng, snapshot, task, market, index, platform):
@@ -128,7 +159,10 @@ def demo_payloads():
                 platform = primary.name_en if primary else f"{market.code} {family}"
                 tasks = task_filter(task_public_list(), family=family, market=market.code)[:3]
                 for index, task in enumerate(tasks):
-                    payloads.append(_attempt(rng, snapshot, task, market, index, platform))
+                    attempt = _attempt(rng, snapshot, task, market, index, platform)
+                    if family in COMMERCE_FAMILIES:
+                        attempt = _commerce(attempt, market)
+                    payloads.append(attempt)
     payloads[1].update(
         eligible=False, ineligible_reason="The synthetic fixture was unreachable (environment)."
     )

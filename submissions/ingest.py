@@ -32,7 +32,7 @@ from markets.models import IntegrationSituation, PlatformRegistration
 from mica.errors import PermissionRefused, ValidationFailed
 from mica.methodology.selectors import edition_current
 from mica.text import is_blank
-from mica.vocabulary import PROOF_OF_SUCCESS, EvidenceType
+from mica.vocabulary import PROOF_OF_SUCCESS, EvidenceType, TaskFamily
 from submissions.models import (
     COUNTED,
     Attempt,
@@ -546,6 +546,29 @@ ATTEMPT_RULES = {
         400,
         gettext_lazy("The reference search must be one of the attempt's evidence records."),
     ),
+    # Seed: "Commerce results report proximity to the lowest valid total" (_check_commerce).
+    "commerce-totals-missing": (
+        400,
+        gettext_lazy(
+            "A confirmed success on a commerce task must report its all-in total and the "
+            "lowest valid total the reference search found."
+        ),
+    ),
+    "commerce-totals-off-task": (
+        400,
+        gettext_lazy(
+            "Commerce totals belong to commerce tasks only: this task's family compares no "
+            "prices."
+        ),
+    ),
+    "commerce-below-lowest": (
+        400,
+        gettext_lazy(
+            "A confirmed success chose a total below the lowest valid total: the reference "
+            "search missed a lower valid total, so it is not the lowest, and the premium "
+            "cannot be reported against it."
+        ),
+    ),
 }
 
 
@@ -761,12 +784,30 @@ def _resolve_platform(data, version, market, on_file):
     return platform
 
 
-def _check_commerce(data, market):
-    """Seed: "The reference is the lowest constraint-satisfying total observed across the
-    pre-registered representative platforms, with timestamp, availability and evidence
-    lineage": in the market's currency, at a time a run can have, and in the evidence."""
+# The families whose tasks compare prices, so whose attempts report commerce totals.
+COMMERCE_FAMILIES = frozenset({TaskFamily.SHOPPING_DELIVERY})
+
+
+def _check_commerce(data, market, version):
+    """Seed: "Commerce results report proximity to the lowest valid total" and "The
+    reference is the lowest constraint-satisfying total observed across the pre-registered
+    representative platforms, with timestamp, availability and evidence lineage".
+
+    Totals belong to commerce tasks only, and a confirmed success on one reports them: its
+    proximity is what the cell's medians are taken over. A failed attempt may report what
+    it chose, which never enters them. In the market's currency, at a time a run can have,
+    and in the evidence. A confirmed success chose a valid offer, so a total below the
+    lowest valid total means the reference search missed a lower one: refused, never
+    reported as a negative premium. A failure's may be lower (a cheaper offer that was not
+    equivalent is one way to fail)."""
     commerce = data.get("commerce")
+    on_commerce_task = version.definition.family.slug in COMMERCE_FAMILIES
+    success = data["outcome"] == Outcome.CONFIRMED_SUCCESS
+    if commerce is not None and not on_commerce_task:
+        _refuse_by_rule("commerce-totals-off-task")
     if commerce is None:
+        if on_commerce_task and success:
+            _refuse_by_rule("commerce-totals-missing")
         return
     if commerce["currency"] != market.currency_code:
         refuse(
@@ -786,6 +827,26 @@ def _check_commerce(data, market):
             _("The reference search must be one of the attempt's evidence records: %(id)s is not.")
             % {"id": commerce["reference_evidence_id"]},
         )
+    if success and commerce["chosen_total"] < commerce["reference_total"]:
+        refuse(
+            "commerce-below-lowest",
+            _(
+                "This confirmed success chose a total of %(code)s %(chosen)s, below the "
+                "lowest valid total of %(code)s %(reference)s: the reference search missed a "
+                "lower valid total, so it is not the lowest, and the premium cannot be "
+                "reported against it."
+            )
+            % {
+                "chosen": _plain(commerce["chosen_total"]),
+                "reference": _plain(commerce["reference_total"]),
+                "code": commerce["currency"],
+            },
+        )
+
+
+def _plain(amount):
+    """An amount as sent, without the places the record keeps: 22000.0000 is "22000"."""
+    return f"{amount.normalize():f}"
 
 
 def _commerce_fields(data):
@@ -1054,7 +1115,7 @@ def _attempt_judged(payload, checked, on_file, actor):
     _check_contract_completion(data, version)
     situations = _resolve_situations(data, market, on_file)
     platform = _resolve_platform(data, version, market, on_file)
-    _check_commerce(data, market)
+    _check_commerce(data, market, version)
     return _attempt_new(data, payload, snapshot, version, market, situations, platform), True
 
 

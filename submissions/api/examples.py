@@ -155,14 +155,38 @@ def refused(**changes):
     return attempt(attempt_id=REFUSED_ID, redacted_trace_id=f"trace-{REFUSED_ID}", **changes)
 
 
-# A commerce attempt's totals (an example's shape: the example task is not a commerce task).
+# A commerce task's attempt: the story's snapshot puts the lowest all-in equivalent offer
+# in a cart on the primary of KR's pre-registered shopping and delivery set, and reports
+# the total it chose beside the lowest valid total its reference search found.
+SHOPPING_TASK = "sd-all-in-price-comparison"
+SEARCH = {
+    "evidence_id": "search-0001",
+    "evidence_type": "locale-formatted-artifact",
+    "sha256": "5d0e" + "0" * 60,
+}
 COMMERCE = {
     "currency": "KRW",
     "chosen_total": "23900",
     "reference_total": "22900",
     "reference_observed_at": "2026-11-18T10:30:00+09:00",
-    "reference_evidence_id": "readback-0001",
+    "reference_evidence_id": SEARCH["evidence_id"],
 }
+
+
+def shopping(commerce=COMMERCE, **changes):
+    """A refused confirmed success on the commerce task; `commerce=None` reports no totals."""
+    sent = refused(
+        task=SHOPPING_TASK,
+        platform="Coupang",
+        platform_version="7.2",
+        evidence=[*ATTEMPT["evidence"], SEARCH],
+        commerce=commerce,
+        **changes,
+    )
+    if commerce is None:
+        del sent["commerce"]
+    return sent
+
 
 HANDOFF = {
     "evidence_id": "handoff-0001",
@@ -324,7 +348,7 @@ REFUSED_BATCHES = {
         {},
     ),
     "commerce-currency": (
-        [refused(commerce={**COMMERCE, "currency": "USD"})],
+        [shopping({**COMMERCE, "currency": "USD"})],
         _said(
             "Commerce totals must be in %(code)s, the currency of the attempt's market.",
             code="KRW",
@@ -332,15 +356,35 @@ REFUSED_BATCHES = {
         {},
     ),
     "commerce-reference-time": (
-        [refused(commerce={**COMMERCE, "reference_observed_at": "2999-01-01T00:00:00+09:00"})],
+        [shopping({**COMMERCE, "reference_observed_at": "2999-01-01T00:00:00+09:00"})],
         None,
         {},
     ),
     "commerce-reference-evidence": (
-        [refused(commerce={**COMMERCE, "reference_evidence_id": "search-9999"})],
+        [shopping({**COMMERCE, "reference_evidence_id": "search-9999"})],
         _said(
             "The reference search must be one of the attempt's evidence records: %(id)s is not.",
             id="search-9999",
+        ),
+        {},
+    ),
+    "commerce-totals-missing": ([shopping(None)], None, {}),
+    # The story's e-mail and calendar attempt, sent with a commerce task's totals.
+    "commerce-totals-off-task": (
+        [refused(commerce=COMMERCE, evidence=[*ATTEMPT["evidence"], SEARCH])],
+        None,
+        {},
+    ),
+    "commerce-below-lowest": (
+        [shopping({**COMMERCE, "chosen_total": "21900"})],
+        _said(
+            "This confirmed success chose a total of %(code)s %(chosen)s, below the lowest "
+            "valid total of %(code)s %(reference)s: the reference search missed a lower "
+            "valid total, so it is not the lowest, and the premium cannot be reported "
+            "against it.",
+            code="KRW",
+            chosen="21900",
+            reference="22900",
         ),
         {},
     ),
