@@ -12,7 +12,7 @@ from html import escape
 
 from django import template
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from catalogue.models import Complexity, ReferenceStatus, TaskSurface, TerminationClass
@@ -62,6 +62,29 @@ def _design(version, labels):
     return escape(" · ".join(labels.get(key, key[1]) for key in codes))
 
 
+def _references(version, labels):
+    """The status, and once registered the pre-registered values themselves: a reader
+    is told what a score is measured against, not only that something is."""
+    status = labels[(ReferenceStatus, version.reference_status)]
+    if version.reference_status != ReferenceStatus.REGISTERED:
+        return escape(status)
+    values = version.references()
+    sentence = ngettext(
+        "%(status)s: speed %(speed)s s, cost %(cost)s USD, from a sample of %(sample)s run",
+        "%(status)s: speed %(speed)s s, cost %(cost)s USD, from a sample of %(sample)s runs",
+        values["sample_size"],
+    )
+    return escape(
+        sentence
+        % {
+            "status": status,
+            "speed": values["speed_seconds"],
+            "cost": values["cost_usd"],
+            "sample": values["sample_size"],
+        }
+    )
+
+
 @register.simple_tag
 def task_contract(version, contract):
     labels = _labels(get_language())
@@ -76,7 +99,7 @@ def task_contract(version, contract):
         ("design", _design(version, labels)),
         ("axes", _joined(contract["axes"])),
         ("locality", _joined(contract["locality"])),
-        ("references", escape(labels[(ReferenceStatus, version.reference_status)])),
+        ("references", _references(version, labels)),
     ]
     body = "\n  ".join(f"<dt>{labels[key]}</dt><dd>{value}</dd>" for key, value in rows)
     return mark_safe(f'<dl class="stacked contract">\n  {body}\n</dl>')  # every value escaped above

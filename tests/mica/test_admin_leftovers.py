@@ -221,3 +221,22 @@ def test_a_challenges_citations_read_as_a_list_not_json(
     assert f"<dt>{citations}</dt>" in page.text
     assert f'<dt>{accessed}</dt><dd><span lang="">2026-11-20</span></dd>' in page.text
     assert '<span lang="">https://example.org/paper</span>' in page.text
+
+
+# --- "'Speed and cost references: Registered' without their values on the public task page"
+
+
+@pytest.mark.parametrize(
+    "prefix, shown",
+    [
+        ("", "Registered: speed 240.00 s, cost 0.0500 USD, from a sample of 12 runs"),
+        ("/ko", "등록됨: 속도 240.00초, 비용 0.0500 USD, 실행 12회 표본 기준"),
+    ],
+)
+def test_the_public_task_page_shows_the_registered_reference_values(client, task, prefix, shown):
+    references_registered(task.current_version)
+    page = client.get(f"{prefix}/tasks/{task.slug}/")
+    assert page.status_code == 200
+    assert re.search(r"<dt>[^<]+</dt><dd>" + re.escape(shown) + "</dd>", page.text), re.findall(
+        r"<dt>[^<]*</dt><dd>[^<]*(?:등록됨|Registered)[^<]*</dd>", page.text
+    )
