@@ -178,6 +178,7 @@ def methodology_view(content, facts, language, citations=None):
             "citation": citation_label(*citations[r["key"]], suffixes.get(r["key"], ""))
             if r["key"] in citations
             else reader.plain(r["title"]),
+            "names": citations[r["key"]][0] if r["key"] in citations else [],
         }
         for r in content["references"]
     }
@@ -188,7 +189,7 @@ def methodology_view(content, facts, language, citations=None):
             "title": reader.plain(g.get("title")) if g.get("title") else "",
             "intro": reader.html(g["intro"]) if g.get("intro") else "",
             "references": [
-                _reference(reader, r, separator)
+                {**_reference(reader, r, separator), "cite_as": _cite_as(references[r["key"]])}
                 for r in content["references"]
                 if r["group"] == g["section_id"]
             ],
@@ -244,6 +245,15 @@ def methodology_view(content, facts, language, citations=None):
         "contract": list(sections.values()),
         "contract_unplaced": [sections[s["section_id"]] for s in unplaced],
     }
+
+
+def _cite_as(reference):
+    """How the claims cite a listed work ("Zhou et al., 2024"), so that its entry names
+    its authors; none where the entry's own label already does ("Agarwal et al.")."""
+    names = reference.get("names") or []
+    if not names or reference["title"].startswith(names[0]):
+        return ""
+    return reference["citation"]
 
 
 def _reference(reader, ref, separator):

@@ -226,6 +226,41 @@ def test_citations_are_told_apart_and_separated(client, canonical_content, prefi
         assert "Agarwal et al. — Deep Reinforcement Learning at the Edge" in page
 
 
+def reference_entries(client, url):
+    """{entry id: the entry's first line, as read} of a page's reference lists."""
+    html = client.get(url).text
+    entries = re.findall(r'<li id="(ref-[^"]+)">(.*?)\n', html)
+    return {key: " ".join(unescape(re.sub(r"<[^>]+>", "", line)).split()) for key, line in entries}
+
+
+@pytest.mark.parametrize(
+    "prefix, webarena, kakao",
+    [
+        ("", "Zhou et al., 2024. WebArena: A Realistic", "Kakao Corp., n.d.-a. Kakao Developers"),
+        (
+            "/ko",
+            "Zhou 외(2024). WebArena: A Realistic",
+            "Kakao Corp.(연도 미상-a). Kakao Developers",
+        ),
+    ],
+)
+def test_every_listed_reference_names_its_authors(
+    client, canonical_content, prefix, webarena, kakao
+):
+    """The reference list printed "WebArena: A Realistic Web Environment … ICLR 2024": a
+    reader who followed "see: Zhou et al., 2024" found no Zhou there."""
+    entries = reference_entries(client, f"{prefix}/methodology/")
+    cited = set(
+        Reference.objects.filter(edition__status="draft").values_list("section_id", flat=True)
+    )
+    assert cited <= set(entries)
+    assert entries["ref-webarena"].startswith(webarena)
+    assert entries["ref-kakao-app"].startswith(kakao)
+    # An entry whose label already names its authors says them once.
+    assert entries["ref-agarwal-statistical"].startswith("Agarwal et al.")
+    assert entries["ref-agarwal-statistical"].count("Agarwal") == 1
+
+
 def test_a_citation_follows_its_records_edited_in_the_admin(
     client, editor, django_capture_on_commit_callbacks
 ):
@@ -239,3 +274,6 @@ def test_a_citation_follows_its_records_edited_in_the_admin(
     korean = "\n".join(refs_of(client, "/ko/methodology/"))
     assert "Kakao Corp., n.d.; Kakao Corp., 2024; LY Corporation, n.d.-a" in english
     assert "Kakao Corp.(연도 미상); Kakao Corp.(2024); LY Corporation(연도 미상-a)" in korean
+    assert reference_entries(client, "/methodology/")["ref-kakao-message"].startswith(
+        "Kakao Corp., 2024. "
+    )
