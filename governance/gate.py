@@ -269,9 +269,15 @@ def _task_score(pairs, k_max):
         "successes": successes,
         **task_reliability(len(pairs), successes, k_max),
         # Seed: "Commerce results report proximity to the lowest valid total", apart from
-        # the score: None for a task whose attempts recorded no total.
+        # the score, over the confirmed successes: a failed attempt's total is not a
+        # result, and a cheaper offer that was not valid is one way to fail. None for a
+        # task whose successes recorded no total.
         "commerce": commerce_proximity(
-            [(run.chosen_total, run.reference_total, run.currency) for run, _score in pairs]
+            [
+                (run.chosen_total, run.reference_total, run.currency)
+                for run, _score in pairs
+                if run.success
+            ]
         ),
         "median_success_seconds": scoring.percentile(
             [run.seconds for run, _score in pairs if run.success], 0.5

@@ -112,7 +112,9 @@ def reliability(per_task, runs_per_task):
 
 
 def commerce(runs):
-    recorded = [run["commerce"] for run in runs if run["commerce"]]
+    # Over the confirmed successes only, as the gate takes them (governance.gate).
+    successes = [run for run in runs if run["confirmed_success"]]
+    recorded = [run["commerce"] for run in successes if run["commerce"]]
     if not recorded:
         return None
     found = [method.price_proximity(r["chosen_total"], r["reference_total"]) for r in recorded]
@@ -124,7 +126,7 @@ def commerce(runs):
     return {
         "currency": recorded[0]["currency"],
         "attempts": len(recorded),
-        "attempts_without_totals": len(runs) - len(recorded),
+        "attempts_without_totals": len(successes) - len(recorded),
         "median_chosen_total": median("chosen_total"),
         "median_reference_total": median("reference_total"),
         "median_difference": median("difference"),
