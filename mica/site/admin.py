@@ -422,12 +422,24 @@ staff_groups_named()
 boolean_icons_named()
 
 
-class RoleChoiceField(forms.ModelMultipleChoiceField):
-    """Groups named in the reader's language: a shipped role by its label (mica.site.roles),
-    any other group by its stored name."""
+def staff_roles_named():
+    """A group reads as its role in the reader's language wherever the admin names it (the
+    user form's choices, the user list's filter, a deletion's summary), and the rows that
+    tie groups and accounts to permissions as what they grant: Django names those in
+    English ("Group-permission relationship: Group_permissions object (1)")."""
+    Group.__str__ = role_label
+    for through, name in (
+        (Group.permissions.through, _("permission of a group")),
+        (User.user_permissions.through, _("permission of an account")),
+    ):
+        through._meta.verbose_name = through._meta.verbose_name_plural = name
+        through.__str__ = lambda row: permission_label(row.permission)
+    membership = User.groups.through
+    membership._meta.verbose_name = membership._meta.verbose_name_plural = _("group of an account")
+    membership.__str__ = lambda row: role_label(row.group)
 
-    def label_from_instance(self, obj):
-        return role_label(obj)
+
+staff_roles_named()
 
 
 def roles_help():
@@ -465,7 +477,6 @@ class StaffAccountAdmin(PermissionsNamedAdmin, UserAdmin):
 
     def formfield_for_manytomany(self, db_field, request=None, **kwargs):
         if db_field.name == "groups":
-            kwargs["form_class"] = RoleChoiceField
             kwargs["help_text"] = roles_help()
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
@@ -473,11 +484,16 @@ class StaffAccountAdmin(PermissionsNamedAdmin, UserAdmin):
 @admin.register(Group)
 class StaffGroupAdmin(PermissionsNamedAdmin, GroupAdmin):
     permission_fields = ("permissions",)
-    list_display = ("role", "name", "needs_second_factor")
+    list_display = ("role", "stored_name", "needs_second_factor")
 
     @admin.display(description=_("role"), ordering="name")
     def role(self, obj):
         return role_label(obj)
+
+    @admin.display(description=_("name"), ordering="name")
+    def stored_name(self, obj):
+        # Data, as an administrator typed it or the migration stored it: not to translate.
+        return as_code(obj.name)
 
     @admin.display(description=_("second factor"), boolean=True)
     def needs_second_factor(self, obj):

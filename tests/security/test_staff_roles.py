@@ -192,3 +192,5 @@ def test_the_roles_read_in_korean_in_the_group_list_and_on_the_user_form(client,
     assert "과제 저자" in chosen and "Task author" not in chosen
     assert '과제 저자 (<span translate="no">Task author</span>)' in form  # the help's list
     assert "2단계 인증이 필요합니다" in form
+    # The user list's filter by group names the roles too.
+    assert "과제 저자" in client.get("/ko/admin/auth/user/").text
