@@ -9,7 +9,7 @@ from governance.gate import cell_recompute, gate_recompute_all
 from governance.models import GateCell
 from mica.methodology.models import Edition
 from submissions.models import Attempt, SystemSnapshot
-from tests.factories import api_auth, attempt_payload
+from tests.factories import SnapshotFactory, api_auth, attempt_payload
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +83,8 @@ def test_self_reported_and_demo_cells_never_become_eligible(
     record(client, operator)
     set_thresholds(runs, coverage)
     assert "not-independent-rerun" in cell().blockers and not cell().publication_eligible
-    SystemSnapshot.objects.update(data_status="demo")
+    # A demo snapshot of its own: a snapshot's data status is frozen once attempts name it.
+    demo_snapshot = SnapshotFactory(version="demo-1", data_status="demo")
     record(
         client,
         staff,
@@ -91,6 +92,7 @@ def test_self_reported_and_demo_cells_never_become_eligible(
         attempt_id="acme-kr-009",
         market="JP",
         situations=[],
+        snapshot={"system": demo_snapshot.system.slug, "version": demo_snapshot.version},
     )
     demo = cell_recompute(
         *Attempt.objects.filter(attempt_id="acme-kr-009")
@@ -235,7 +237,14 @@ def test_a_full_recompute_judges_each_cell_on_its_own_attempts_alone(client, sta
         independent_rerun(2, outcome="partial-progress", accuracy=0, wall_clock_seconds=90.0),
         independent_rerun(3, market="JP"),
         independent_rerun(4, eligible=False, ineligible_reason="environment fault"),
-        independent_rerun(5, task="sd-all-in-price-comparison", market="JP"),
+        # A failure: a success on the commerce task would have to report its totals.
+        independent_rerun(
+            5,
+            task="sd-all-in-price-comparison",
+            market="JP",
+            outcome="partial-progress",
+            accuracy=0,
+        ),
     ):
         response = client.post(
             "/api/v1/attempts/",
