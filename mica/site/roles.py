@@ -67,7 +67,8 @@ STAFF_ROLES = (
         duty=_(
             "Approves local reviews or requests changes, in the markets of a reviewer competence."
         ),
-        permissions=_CATALOGUE_READ + _REVIEW_WORK,
+        # The claims list, where one with a Korean competence approves a Korean text.
+        permissions=_CATALOGUE_READ + _REVIEW_WORK + ("methodology.view_chapteritem",),
     ),
     StaffRole(
         name="Method lead",

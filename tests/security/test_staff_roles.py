@@ -160,6 +160,19 @@ def test_an_administrator_makes_a_reviewer_who_signs_in_and_finds_their_queue(
     # A reviewer decides; writing a version is the author's.
     assert own.get("/admin/catalogue/taskversion/add/").status_code == 403
 
+    # With a Korean competence, the claims list offers the approval of a Korean text.
+    added = client.post(
+        "/admin/methodology/languagecompetence/add/",
+        {
+            "user": reviewer.pk,
+            "language": "ko",
+            "verified_by": administrator.pk,
+            "valid_until": (datetime.date.today() + datetime.timedelta(days=365)).isoformat(),
+        },
+    )
+    assert added.status_code == 302, added.text[:2000]
+    assert 'value="approve_korean"' in own.get("/admin/methodology/chapteritem/").text
+
 
 def test_a_holdout_keeper_is_asked_for_a_second_factor(client, shipped_roles):
     administrator_signs_in(client)
