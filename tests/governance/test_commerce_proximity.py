@@ -48,9 +48,14 @@ SEARCH = {
 }
 # The readback and the idempotency record the task's contract asks of a success.
 PROOF = attempt_payload()["evidence"]
+SHOP = "sd-all-in-price-comparison"
+FAILED = {"outcome": "recoverable-failure", "accuracy": 0}
 
 
 def commerce_attempt(n, commerce=None, **changes):
+    """An attempt on the all-in price comparison with its totals: totals belong to a
+    commerce task's attempts only (tests/submissions/test_commerce_proximity.py)."""
+    changes.setdefault("task", SHOP)
     return rerun(
         n,
         commerce={**COMMERCE, **(commerce or {})},
@@ -150,15 +155,14 @@ def test_memory_is_recorded_exercised_not_exercised_or_not_stated(client, staff,
 
 # --- The gate, the pages, the API and the exports ----------------------------------------
 
-SHOP = "sd-all-in-price-comparison"
-
 
 @pytest.fixture
 def shopped(client, staff, canonical_content):
     """One cell (acme-agent 2.1, KR, shopping and delivery) of the all-in price comparison
-    on a validated task with its references: three attempts with their totals (two above
-    the lowest valid total their searches found, one below), one without; memory exercised
-    in one, declared and not exercised in one, not stated in two."""
+    on a validated task with its references: two confirmed successes with their totals
+    above the lowest valid total their searches found, a failure whose total is below it
+    and a failure without totals (neither enters the proximity, taken over successes);
+    memory exercised in one, declared and not exercised in one, not stated in two."""
     publishable_world(task=SHOP)
     payloads = [
         commerce_attempt(1, task=SHOP, memory_exercised=True),
@@ -168,8 +172,8 @@ def shopped(client, staff, canonical_content):
             task=SHOP,
             memory_exercised=False,
         ),
-        commerce_attempt(3, {"chosen_total": "22000"}, task=SHOP),
-        rerun(4, task=SHOP),
+        commerce_attempt(3, {"chosen_total": "22000"}, task=SHOP, **FAILED),
+        rerun(4, task=SHOP, **FAILED),
     ]
     assert post(client, staff, payloads).status_code == 201
     return cell_list().get()
@@ -181,18 +185,20 @@ def test_each_commerce_task_reports_its_proximity_apart_from_the_score(shopped):
     task = shopped.task_scores[SHOP]
     commerce = task["commerce"]
     assert commerce["currency"] == "KRW"
-    assert (commerce["attempts"], commerce["attempts_without_totals"]) == (3, 1)
-    # Chosen 23900, 23000, 22000 against 22900, 22500, 22900.
-    assert commerce["median_chosen_total"] == 23000
-    assert commerce["median_reference_total"] == 22900
-    assert commerce["median_difference"] == 500
-    assert commerce["median_ratio"] == pytest.approx(23000 / 22500)
-    assert commerce["median_premium_percent"] == pytest.approx(100 * 500 / 22500)
-    assert commerce["lowest_premium_percent"] == pytest.approx(-100 * 900 / 22900)
+    assert (commerce["attempts"], commerce["attempts_without_totals"]) == (2, 0)
+    # The successes chose 23900 and 23000 against 22900 and 22500.
+    assert commerce["median_chosen_total"] == 23450
+    assert commerce["median_reference_total"] == 22700
+    assert commerce["median_difference"] == 750
+    assert commerce["median_ratio"] == pytest.approx((23900 / 22900 + 23000 / 22500) / 2)
+    assert commerce["median_premium_percent"] == pytest.approx(
+        (100 * 1000 / 22900 + 100 * 500 / 22500) / 2
+    )
+    assert commerce["lowest_premium_percent"] == pytest.approx(100 * 500 / 22500)
     assert commerce["highest_premium_percent"] == pytest.approx(100 * 1000 / 22900)
-    # Apart from the score: the audit value reads speed and cost only (240 s / 300 s and
-    # USD 0.05 / 0.035), whatever the premium.
-    assert task["value"] == pytest.approx(80.0)
+    # Apart from the score: each success's audit value reads speed and cost only (240 s /
+    # 300 s and USD 0.05 / 0.035), whatever the premium; each failure's is 0.
+    assert task["value"] == pytest.approx(40.0)
 
 
 def test_a_task_without_totals_reports_no_commerce_result_not_a_zero(
@@ -215,10 +221,9 @@ def test_the_cells_page_shows_proximity_and_memory_in_both_languages(client, sho
     declared but not exercised is recorded as such", in English and Korean."""
     english = client.get(f"/evidence/{shopped.cell_id}/").text
     assert "Proximity to the lowest valid total" in english
-    assert "<td>KRW 23,000</td>" in english and "<td>KRW 22,900</td>" in english
-    assert "<td>KRW 500</td>" in english and "<td>+2.22%</td>" in english
-    assert "-3.93% to +4.37%" in english
-    assert "3 (1 without totals)" in english
+    assert "<td>KRW 23,450</td>" in english and "<td>KRW 22,700</td>" in english
+    assert "<td>KRW 750</td>" in english and "<td>+3.29%</td>" in english
+    assert "+2.22% to +4.37%" in english
     # Each attempt's own totals on its lineage line, with the search's time and evidence.
     assert "total KRW 23,900 against the lowest valid total KRW 22,900: KRW 1,000, +4.37%" in (
         " ".join(english.split())
@@ -238,13 +243,13 @@ def test_the_api_and_the_exports_carry_proximity_and_memory(client, shopped, set
     """Seed: "Commerce results report proximity to the lowest valid total"; in
     /api/v1/cells/, and in mica-gate.json (checked against its schema) and mica-gate.csv."""
     (cell,) = client.get("/api/v1/cells/").json()["results"]
-    assert cell["task_scores"][SHOP]["commerce"]["median_difference"] == 500
+    assert cell["task_scores"][SHOP]["commerce"]["median_difference"] == 750
     assert cell["memory"]["declared_not_exercised"] == 1
     settings.EXPORT_DIR = tmp_path
     call_command("regenerate_exports", "--sync", stdout=io.StringIO())
     gate = json.loads((tmp_path / "current" / "mica-gate.json").read_text(encoding="utf-8"))
     (exported,) = gate["cells"]
-    assert exported["task_scores"][SHOP]["commerce"]["attempts"] == 3
+    assert exported["task_scores"][SHOP]["commerce"]["attempts"] == 2
     assert exported["memory"] == {"exercised": 1, "declared_not_exercised": 1, "not_stated": 2}
     (row,) = csv.DictReader(io.StringIO((tmp_path / "current" / "mica-gate.csv").read_text()))
     assert (row["memory_exercised"], row["memory_declared_not_exercised"]) == ("1", "1")

@@ -165,7 +165,8 @@ def test_a_new_attempt_recomputes_its_own_cell_not_its_systems_other_families(
     one market and one family; the same system's cell of another family in that market is
     left as it was."""
     publishable_world()
-    record(rerun(1), rerun(2, task=SHOP))
+    # A failure: a success on the commerce task would have to report its totals.
+    record(rerun(1), rerun(2, task=SHOP, outcome="recoverable-failure", accuracy=0))
     before = computed_at()
     assert len(before) == 2
     record(rerun(3))
@@ -346,12 +347,14 @@ def test_each_commerce_task_reports_its_proximity_to_the_lowest_valid_total(
     }
     search = {"evidence_id": "search-1", "evidence_type": "locale-formatted-artifact"}
     evidence = [*attempt_payload()["evidence"], {**search, "sha256": "c" * 64}]
-    record(rerun(1, task=SHOP, commerce=commerce, evidence=evidence), rerun(2, task=SHOP))
+    # The failure's totals (none here) never enter the proximity, which is over successes.
+    failed = rerun(2, task=SHOP, outcome="recoverable-failure", accuracy=0)
+    record(rerun(1, task=SHOP, commerce=commerce, evidence=evidence), failed)
     found = cell_list().get().task_scores[SHOP]["commerce"]
     assert (found["currency"], found["attempts"], found["attempts_without_totals"]) == (
         "KRW",
         1,
-        1,
+        0,
     )
     assert (found["median_chosen_total"], found["median_reference_total"]) == (23900, 22900)
     assert found["median_difference"] == 1000

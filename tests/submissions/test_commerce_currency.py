@@ -28,9 +28,11 @@ OWN_CURRENCY = {"KR": "KRW", "JP": "JPY"}
 
 
 def commerce_attempt(market, currency):
+    # The all-in price comparison: totals belong to a commerce task's attempt only.
     return rerun(
         1,
         market=market,
+        task="sd-all-in-price-comparison",
         commerce={
             "currency": currency,
             "chosen_total": "23900",
