@@ -367,8 +367,10 @@ class AttemptSerializer(ExactRecord):
     commerce = CommerceSerializer(
         required=False,
         help_text=gettext_lazy(
-            "For a commerce task: the attempt's all-in total and the lowest valid total "
-            "the reference search found, in the market's currency."
+            "For a commerce task (shopping and delivery): the attempt's all-in total and the "
+            "lowest valid total the reference search found, in the market's currency. "
+            "Required of a confirmed success, which may not choose below the lowest valid "
+            "total; refused on a task of any other family."
         ),
     )
     tools_used = serializers.ListField(
