@@ -161,6 +161,11 @@ def test_one_validated_task_ends_all_are_candidates_on_both_pages(
     assert "현재 과제 정의는 사전 등록 기준값이 없는 잠정 후보입니다." not in korean
     assert "현재 목록의 정의 100개 중 1개가 검증되었고, 나머지는 후보입니다." in korean
     assert "현재 과제 정의 100개 중 99개는 사전 등록 기준값이 없는 잠정 후보입니다." in korean
+    # The policy register: "They are provisional public-set candidates: not executable …"
+    assert "They are provisional public-set candidates" not in english
+    assert "1 is validated; the other 99 are provisional public-set candidates: not" in english
+    assert "모두 공개 세트의 잠정 후보이며" not in korean
+    assert "1개는 검증되었고, 나머지 99개는 공개 세트의 잠정 후보로서" in korean
 
     tasks_en = text_of(client, "/tasks/")
     tasks_ko = text_of(client, "/ko/tasks/")
