@@ -20,6 +20,7 @@ from catalogue.selectors import review_deciders
 from mica.bilingual import LANGUAGES
 from mica.jobs.services import task_send
 from mica.methodology.models import ChapterItem
+from mica.methodology.section_titles import section_name, section_record
 from submissions.models import OutboxMessage, OutboxState
 
 logger = logging.getLogger(__name__)
@@ -145,6 +146,10 @@ def challenge_screeners():
 def notify_editors_of_arrival(challenge):
     """Tell the people who can screen a new challenge that it waits for them."""
     link = settings.SITE_URL + reverse("admin:submissions_challenge_change", args=[challenge.pk])
+    record = section_record(challenge.edition, challenge.section_id)
+
+    def titled():
+        return section_name(record, challenge.section_id)
 
     def write():
         names = {
@@ -153,7 +158,8 @@ def notify_editors_of_arrival(challenge):
             "type": challenge.get_challenge_type_display(),
             "link": link,
         }
-        subject = _("New MICA challenge #%(id)s on %(section)s") % names
+        # The subject names the section by its title, in the language being written.
+        subject = _("New MICA challenge #%(id)s on %(section)s") % {**names, "section": titled()}
         body = (
             _(
                 "A challenge (%(type)s) to %(section)s arrived. It waits for the "
@@ -271,9 +277,14 @@ def notify_claim_owners(challenge):
     owners = people.filter(pk__in=owned.values("owner"))
     link = settings.SITE_URL + reverse("admin:submissions_challenge_change", args=[challenge.pk])
     names = {"id": challenge.pk, "section": challenge.section_id, "link": link}
+    record = section_record(challenge.edition, challenge.section_id)
+
+    def titled():
+        # The subject names the section by its title, in the language being written.
+        return {**names, "section": section_name(record, challenge.section_id)}
 
     def to_owner():
-        subject = _("MICA challenge #%(id)s on %(section)s, a claim you own") % names
+        subject = _("MICA challenge #%(id)s on %(section)s, a claim you own") % titled()
         body = (
             _(
                 "A challenge to %(section)s, a claim you own, is now public and waits for "
@@ -284,7 +295,7 @@ def notify_claim_owners(challenge):
         return subject, body
 
     def to_method_lead():
-        subject = _("MICA challenge #%(id)s on %(section)s, a claim without an owner") % names
+        subject = _("MICA challenge #%(id)s on %(section)s, a claim without an owner") % titled()
         body = (
             _(
                 "A challenge to %(section)s is now public and waits for an answer. Nobody "
@@ -382,7 +393,7 @@ def _operator_guide_link():
 def notify_operator_of_receipt(submission):
     """The operator's receipt: the submission's reference number and what happens next."""
     with translation.override(submission.language):
-        subject = _("Your MICA system submission #%(id)s") % {"id": submission.pk}
+        subject = _("Your MICA system submission #%(id)s received") % {"id": submission.pk}
         body = _(
             "We received your system snapshot %(name)s %(version)s. Its reference number "
             "is #%(id)s: quote it whenever you write to us about it.\n\n"
@@ -400,7 +411,11 @@ def notify_operator_of_receipt(submission):
 
 def notify_operator_of_decision(submission):
     with translation.override(submission.language):
-        subject = _("Your MICA system submission #%(id)s") % {"id": submission.pk}
+        # Not the receipt's subject: the decision says itself in the inbox.
+        subject = _("Your MICA system submission #%(id)s decided: %(state)s") % {
+            "id": submission.pk,
+            "state": submission.get_state_display(),
+        }
         body = _("Your system submission is now: %(state)s.\nReason: %(reason)s\n%(guide)s") % {
             "state": submission.get_state_display(),
             "reason": submission.decision_reason,

@@ -15,6 +15,7 @@ from markets.api.serializers import MarketEditionDetailSerializer
 from markets.selectors import market_edition_list
 from mica.bilingual import LANGUAGES
 from mica.methodology.facts import live_facts
+from mica.methodology.section_titles import section_name, section_record
 from mica.vocabulary import label_for
 from mica.workflows import decision_role_label
 from submissions.api.challenge_views import challenge_recompute_json
@@ -224,15 +225,31 @@ def _in_both(line, record):
     return " / ".join(parts)
 
 
-def _correction_title(section):
-    return _("Correction of %(section)s") % {"section": section}
+def _correction_title(correction):
+    return _("Correction of %(section)s") % {"section": _section(correction)}
+
+
+def _section(entry):
+    """The section an entry is about, by its title in the language being written (its id
+    when the document names no edition or the edition no such record)."""
+    return section_name(entry.get("record"), entry["section_id"])
+
+
+def _with_records(entries):
+    """Each entry with the record its section id names in its edition (one look-up each)."""
+    records = {}
+    for entry in entries:
+        key = (entry.get("edition"), entry["section_id"])
+        if key not in records:
+            records[key] = section_record(*key) if key[0] else None
+        yield {**entry, "record": records[key]}
 
 
 def _decision_title(decision):
     """What was decided on a challenge and by which role, in words, not codes."""
     return _("Challenge #%(number)s on %(section)s: %(decision)s (%(role)s)") % {
         "number": decision["challenge"],
-        "section": decision["section_id"],
+        "section": _section(decision),
         "decision": label_for(ChallengeState, decision["to_state"]),
         "role": decision_role_label(decision["role"]),
     }
@@ -241,7 +258,7 @@ def _decision_title(decision):
 def atom_entries(document, site_url):
     """Corrections and challenge decisions as Atom entries, English and Korean together."""
     entries = []
-    for correction in document["corrections"]:
+    for correction in _with_records(document["corrections"]):
         section, decided = correction["section_id"], correction["decided_on"]
         permalink = f"{site_url}/methodology/claims/{section}/"
         entries.append(
@@ -249,13 +266,13 @@ def atom_entries(document, site_url):
                 # The correction's own id: two corrections of a claim on one day are two
                 # entries, and a regeneration gives each the id it had.
                 "id": f"{permalink}#correction-{correction['id']}",
-                "title": _in_both(_correction_title, section),
+                "title": _in_both(_correction_title, correction),
                 "updated": f"{decided}T00:00:00+00:00",
                 "link": permalink,
                 "summary": f"{correction['text_en']}\n\n{correction['text_ko']}",
             }
         )
-    for decision in document["challenge_decisions"]:
+    for decision in _with_records(document["challenge_decisions"]):
         challenge = decision["challenge"]
         entries.append(
             {

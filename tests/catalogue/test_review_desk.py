@@ -405,7 +405,9 @@ def test_challenges_on_claims_i_own(
         )
     assert count() == 1
     (told,) = OutboxMessage.objects.filter(to=owner.email, subject__contains="a claim you own")
-    assert challenge.section_id in told.subject and "담당하신 주장" in told.body
+    # Issue 43, item 10: the subject names the claim by its title; the body keeps its id.
+    assert challenge.section_id not in told.subject and challenge.section_id in told.body
+    assert "담당하신 주장" in told.body
     assert f"/admin/submissions/challenge/{challenge.pk}/change/" in told.body
     client.force_login(owner)
     listing = client.get("/admin/submissions/challenge/?mine=owned")

@@ -276,6 +276,7 @@ def test_a_new_challenge_is_announced_to_those_who_can_screen_it(
     assert sorted(notices.values_list("to", flat=True)) == sorted([lead.email, screener.email])
     assert not OutboxMessage.objects.filter(to=bystander.email).exists()
     notice = notices.first()
-    assert f"#{challenge.pk}" in notice.subject and challenge.section_id in notice.subject
+    # Issue 43, item 10: the subject names the section by its title, not its id.
+    assert f"#{challenge.pk}" in notice.subject and challenge.section_id not in notice.subject
     assert "새 MICA 이의 제기" in notice.subject and "심사해 주세요" in notice.body
     assert f"/admin/submissions/challenge/{challenge.pk}/change/" in notice.body

@@ -240,3 +240,86 @@ def test_the_public_task_page_shows_the_registered_reference_values(client, task
     assert re.search(r"<dt>[^<]+</dt><dd>" + re.escape(shown) + "</dd>", page.text), re.findall(
         r"<dt>[^<]*</dt><dd>[^<]*(?:등록됨|Registered)[^<]*</dd>", page.text
     )
+
+
+# --- "subjects and Atom titles naming slugs ('New MICA challenge #1 on measurable-gap')" ---
+
+
+def claim_titles():
+    from mica.methodology.models import ChapterItem
+
+    claim = ChapterItem.objects.get(edition__slug="preview-0.1", section_id="world-first-claim")
+    return " ".join(claim.term_en.split()), " ".join(claim.term_ko.split())
+
+
+def test_a_new_challenges_mail_names_the_section_by_its_title(
+    canonical_content, eager_celery, mailoutbox, django_capture_on_commit_callbacks
+):
+    from tests.factories import confirmed_challenge
+
+    LeadFactory(email="lead@example.org")  # who screens it
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge = confirmed_challenge()
+    english, korean = claim_titles()
+    (notice,) = [m for m in mailoutbox if m.to == ["lead@example.org"]]
+    assert f"New MICA challenge #{challenge.pk} on “{english}”" in notice.subject[:200]
+    assert f"새 MICA 이의 제기 #{challenge.pk}: “{korean}”" in notice.subject
+    assert "world-first-claim" not in notice.subject
+
+
+def test_the_atom_feed_titles_a_decision_by_the_sections_title(
+    canonical_content, django_capture_on_commit_callbacks
+):
+    from mica.exports.documents import atom_entries, corrections_document
+    from mica.methodology.models import Edition
+    from submissions.challenges import challenge_transition
+    from tests.factories import confirmed_challenge
+
+    lead = LeadFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge = confirmed_challenge()
+        challenge_transition(
+            challenge_id=challenge.pk, action="screen", reason="In scope.", actor=lead
+        )
+    document = corrections_document(Edition.objects.get(slug="preview-0.1"))
+    entries = atom_entries(document, "https://x")
+    (entry,) = [e for e in entries if f"/challenges/{challenge.pk}/#screen-" in e["id"]]
+    english, korean = claim_titles()
+    assert entry["title"].startswith(f"Challenge #{challenge.pk} on “{english}”: ")
+    assert f" / “{korean}”에 대한 이의 제기 #{challenge.pk}: " in entry["title"]
+    assert "world-first-claim" not in entry["title"]
+
+
+# --- "one subject for a submission's receipt and its decision" -----------------------------
+
+
+@pytest.mark.parametrize(
+    "language, receipt, decision",
+    [
+        ("en", "Your MICA system submission #{id} received", "#{id} decided: Declined"),
+        ("ko", "MICA 시스템 제출 #{id} 접수 확인", "MICA 시스템 제출 #{id} 결정: 반려됨"),
+    ],
+)
+def test_a_submissions_receipt_and_decision_have_subjects_of_their_own(
+    canonical_content,
+    eager_celery,
+    mailoutbox,
+    django_capture_on_commit_callbacks,
+    language,
+    receipt,
+    decision,
+):
+    from submissions.system_submissions import system_submission_decide, system_submission_file
+    from tests.factories import system_submission_payload
+
+    lead = LeadFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = system_submission_file(payload=system_submission_payload(language=language))
+    with django_capture_on_commit_callbacks(execute=True):
+        system_submission_decide(
+            submission_id=submission.pk, accept=False, reason="Out of scope.", actor=lead
+        )
+    subjects = [m.subject for m in mailoutbox if m.to == ["ops@harbor.example"]]
+    assert len(subjects) == 2 and subjects[0] != subjects[1], subjects
+    assert subjects[0] == receipt.format(id=submission.pk)
+    assert subjects[1].endswith(decision.format(id=submission.pk))

@@ -206,7 +206,7 @@ def test_a_submission_gets_its_reference_number_and_a_receipt_in_its_language(
     assert submission.language == language
     assert reference_line in response.text and f"#{submission.pk}" in response.text
     receipt = next(m for m in mail.outbox if m.to == [BASE["contact_email"]])
-    assert receipt.subject == f"{subject}{submission.pk}"
+    assert receipt.subject.startswith(f"{subject}{submission.pk} ")
     assert f"#{submission.pk}" in receipt.body
     assert f"{prefix}/submit/operators/" in receipt.body
 
@@ -218,7 +218,9 @@ def test_a_submission_gets_its_reference_number_and_a_receipt_in_its_language(
             actor=LeadFactory(),
         )
     decision = [m for m in mail.outbox if m.to == [BASE["contact_email"]]][-1]
-    assert decision.subject == receipt.subject and "No tools listed." in decision.body
+    # Issue 43, item 10: the decision's subject is not the receipt's.
+    assert decision.subject != receipt.subject and f"#{submission.pk}" in decision.subject
+    assert "No tools listed." in decision.body
 
 
 def test_the_api_answers_with_the_reference_number(
