@@ -559,8 +559,7 @@ ATTEMPT_RULES = {
     "commerce-totals-off-task": (
         400,
         gettext_lazy(
-            "Commerce totals belong to commerce tasks only: this task's family compares no "
-            "prices."
+            "Commerce totals belong to commerce tasks only: this task's family compares no prices."
         ),
     ),
     "commerce-below-lowest": (

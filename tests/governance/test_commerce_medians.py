@@ -10,11 +10,11 @@ Seed, "Commerce results report proximity to the lowest valid total".
 import json
 
 import pytest
-from mica_verify import cells as verifier
 
 from governance.selectors import cell_list
 from mica.exports.attempts import attempts_document
 from mica.methodology.selectors import edition_current
+from mica_verify import cells as verifier
 from tests.factories import api_auth, attempt_payload, publishable_world
 from tests.factories import independent_rerun as rerun
 
