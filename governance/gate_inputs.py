@@ -19,10 +19,11 @@ from catalogue.models import LocalReview, MarketApplicability, ReviewState, Task
 
 # The figures a cell carries beyond its first ones, by name: a cell computed before the
 # gate derived one of them is stale, so it is recomputed before a reader or an export uses
-# it, never shown without it. A new figure adds its name here.
+# it, never shown without it. A new figure adds its name here, and so does a figure whose
+# definition changed (commerce proximity is now taken over confirmed successes only).
 CELL_FIGURES = (
     "reliability-across-repeats",
-    "commerce-proximity",
+    "commerce-proximity-over-successes",
     "memory-exercised",
     "platforms-and-access-parity",
 )

@@ -35,8 +35,10 @@ pytestmark = pytest.mark.django_db
 URL = "/api/v1/attempts/"
 # Every read of a batch, whatever its size: the token, the snapshots, the attempts on
 # file, the task versions, their markets, the situations, the permissions, the cells'
-# recompute and the answer's scoring. A per-attempt path reads several times an attempt.
-READS = 40
+# recompute and the answer's scoring, and the per-account limit on recording calls (its
+# count in the intake store: submissions.throttle). A per-attempt path reads several
+# times an attempt.
+READS = 43
 WEB_TIMEOUT_SECONDS = 30
 
 
