@@ -253,7 +253,9 @@ def _cite_as(reference):
     names = reference.get("names") or []
     if not names or reference["title"].startswith(names[0]):
         return ""
-    return reference["citation"]
+    citation = reference["citation"]
+    # One full stop closes it: "Kakao Corp., n.d." ends with its own.
+    return citation if citation.endswith(".") else format_html("{}.", citation)
 
 
 def _reference(reader, ref, separator):
