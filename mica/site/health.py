@@ -14,8 +14,8 @@ anonymous callers get the overall status only (health_details_allowed).
 """
 
 import datetime
-import json
 import hmac
+import json
 import threading
 import time
 import traceback

@@ -938,9 +938,7 @@ def a_census_market(ctx):
         **CENSUSLAND,
         display_order=100 + int(tag[:3], 16),
     )
-    ctx.later(
-        lambda: (MarketEdition.objects.filter(market=market).delete(), market.delete())
-    )
+    ctx.later(lambda: (MarketEdition.objects.filter(market=market).delete(), market.delete()))
     return market
 
 
