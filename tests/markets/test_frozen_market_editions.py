@@ -37,6 +37,21 @@ def published(lead):
     return MarketEdition.objects.select_related("edition").get(edition=edition, market__code="KR")
 
 
+def _a_market_of_no_edition():
+    """ZZ, a user-assigned code: a market no edition declares."""
+    return Market.objects.create(
+        code="ZZ",
+        name="Elsewhere",
+        native_name="Elsewhere",
+        native_lang="en",
+        locale="en-ZZ",
+        currency_code="ZZZ",
+        currency_symbol="Z",
+        timezone="UTC",
+        display_order=99,
+    )
+
+
 def _raw(sql, *params):
     with pytest.raises(DatabaseError), transaction.atomic():
         with connection.cursor() as cursor:
@@ -84,17 +99,7 @@ def test_raw_sql_is_refused_by_the_database(published):
         published.pk,
     )
     # A market edition added to the published edition, for a market it did not declare.
-    market = Market.objects.create(
-        code="ZZ",
-        name="Elsewhere",
-        native_name="Elsewhere",
-        native_lang="en",
-        locale="en-ZZ",
-        currency_code="ZZZ",
-        currency_symbol="Z",
-        timezone="UTC",
-        display_order=99,
-    )
+    market = _a_market_of_no_edition()
     _raw(
         "INSERT INTO markets_marketedition (market_id, edition_id, edition_note, "
         "edition_note_en, profile_summary, profile_summary_en) VALUES (%s, %s, %s, %s, %s, %s)",
@@ -123,20 +128,6 @@ def test_a_new_draft_carries_copies_that_stay_editable(lead, published):
     assert (
         Hazard.objects.filter(market_edition=published).count()
         > Hazard.objects.filter(market_edition=copy).count()
-    )
-
-
-def _a_market_of_no_edition():
-    return Market.objects.create(
-        code="ZY",
-        name="Nowhere",
-        native_name="Nowhere",
-        native_lang="en",
-        locale="en-ZY",
-        currency_code="ZZY",
-        currency_symbol="Z",
-        timezone="UTC",
-        display_order=98,
     )
 
 
