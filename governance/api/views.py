@@ -37,7 +37,11 @@ class CellSerializer(serializers.ModelSerializer):
             "snapshot_version",
             "market",
             "family",
+            # What the discard rate is counted from, so anyone can redo it.
+            "attempts",
             "eligible_runs",
+            "ineligible_runs",
+            "invalid_runs",
             "successes",
             "accuracy",
             "accuracy_low",
