@@ -134,7 +134,13 @@ VALID_BATCH_ANSWER = {
     "recorded": 2,
     "already_recorded": 0,
     "attempts": [
-        {"attempt_id": a["attempt_id"], "created": True, "scored": True, "invalid_reason": None}
+        {
+            "attempt_id": a["attempt_id"],
+            "created": True,
+            "scored": True,
+            "invalid_reason": None,
+            "invalid_reason_sentence": None,
+        }
         for a in VALID_BATCH
     ],
 }

@@ -63,6 +63,10 @@ class RecordedAttemptSerializer(serializers.Serializer):
             "declare. Null when there is none."
         ),
     )
+    invalid_reason_sentence = serializers.CharField(
+        allow_null=True,
+        help_text=_("The same reason as a sentence, in the request's language; null with it."),
+    )
 
 
 class AttemptsRecordedSerializer(serializers.Serializer):
@@ -169,6 +173,15 @@ RECORDING = _(
 )
 
 
+INVALID_SENTENCE = _("Kept, and never scored: %(reason)s.")
+
+
+def _invalid_sentence(code):
+    """A kept attempt's reason for never being scored, as a sentence in the request's
+    language: the code alone (`undeclared-model`) tells a reader nothing."""
+    return str(INVALID_SENTENCE) % {"reason": InvalidReason(code).label} if code else None
+
+
 def _dry_run_answer(recorded):
     """200, and what a real call would record now: nothing was recorded."""
     attempts = [
@@ -264,6 +277,7 @@ class AttemptIngest(APIView):
                     "created": c,
                     "scored": a.pk in counted,
                     "invalid_reason": a.invalid_reason or None,
+                    "invalid_reason_sentence": _invalid_sentence(a.invalid_reason),
                 }
                 for a, c in results
             ],

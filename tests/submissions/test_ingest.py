@@ -146,6 +146,19 @@ def test_undeclared_capabilities_invalidate_the_attempt(client, operator, payloa
     assert response.status_code == 201
     attempt = Attempt.objects.get()
     assert attempt.invalid_reason == reason and not attempt.scored_eligible
+    # Issue 43: "every reason is a sentence in the API too, in the request's language".
+    [answered] = response.json()["attempts"]
+    assert answered["invalid_reason"] == reason
+    assert answered["invalid_reason_sentence"].startswith("Kept, and never scored: it ")
+    payload["attempt_id"] = "acme-kr-ko"
+    korean = client.post(
+        "/api/v1/attempts/",
+        json.dumps(payload),
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="ko",
+        **api_auth(operator),
+    ).json()["attempts"][0]
+    assert korean["invalid_reason_sentence"].startswith("기록은 보관하지만 점수에는 넣지 않습니다")
 
 
 def test_a_retry_duplicate_is_a_counted_failure_of_its_attempt(
