@@ -23,6 +23,7 @@ from django.contrib.auth import get_user_model
 
 from markets.models import PlatformRegistration, RegistrationStatus
 from mica.errors import DomainError
+from mica.methodology.selectors import edition_current
 from submissions.api.examples import (
     ANOTHER_SNAPSHOT,
     EARLIER_ATTEMPT,
@@ -117,7 +118,11 @@ def _another_operator(world):
 def platform_sets_of_the_examples():
     """(older, draft): the superseded and the draft sets the platform refusals name,
     beside KR's e-mail and calendar set in force; None when no set is in force there."""
+    # The set of the edition ingestion judges by: after a publication, older editions
+    # keep sets of their own, and a story staged beside one of those names no platform
+    # of the current edition.
     in_force = PlatformRegistration.objects.filter(
+        market_edition__edition=edition_current(),
         market_edition__market__code="KR",
         task_family="email-calendar",
         status=RegistrationStatus.REGISTERED,

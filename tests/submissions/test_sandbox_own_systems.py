@@ -88,3 +88,36 @@ def test_sandbox_dry_run_and_real_calls_count_against_one_limit(
     # Whatever the kind of call, the third within the minute waits.
     for kind in ("?sandbox=1", "?dry_run=1", ""):
         assert post(client, user, [{"attempt_id": "x-9"}], kind).status_code == 429
+
+
+def _documented(rule):
+    """(request body, documented answer) of one refusal example of the attempts endpoint."""
+    from mica.site.api_docs import api_schema
+
+    operation = api_schema()["paths"][ATTEMPTS]["post"]
+    requests = operation["requestBody"]["content"]["application/json"]["examples"]
+    answers = operation["responses"]["400"]["content"]["application/json"]["examples"]
+    name = next(n for n in requests if n.lower() == rule)
+    return requests[name]["value"], answers[name]["value"]
+
+
+@pytest.mark.vendor  # publishing an edition appends to the publication log
+@pytest.mark.parametrize("rule", ["platform-unfrozen", "platform-superseded"])
+def test_the_platform_examples_answer_as_documented_after_publications(
+    client, canonical_content, rule
+):
+    """Issue 43: "`platform-unfrozen` and `platform-superseded` both answer
+    `platform-unregistered` after publications": after two editions are published, each
+    with its own platform sets, each example still meets the rule it documents."""
+    from mica.methodology.models import Edition
+    from mica.methodology.services import edition_draft_start_or_open, edition_publish
+    from tests.factories import LeadFactory
+
+    lead, first = LeadFactory(), Edition.objects.get()
+    edition_publish(edition_id=first.pk, actor=lead)
+    second, _started = edition_draft_start_or_open(source=first)
+    edition_publish(edition_id=second.pk, actor=lead)
+    body, documented = _documented(rule)
+    answer = post(client, UserFactory(username="trying"), body)
+    assert answer.status_code == 400
+    assert answer.json()["errors"]["rule"] == documented["errors"]["rule"] == [rule]
