@@ -55,7 +55,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 
 from governance.gate import cell_recompute, gate_recompute_all  # noqa: E402
@@ -143,10 +143,13 @@ def prepare(n):
     started = time.perf_counter()
     with connection.cursor() as cursor:
         count, snapshot_date = targets_store(cursor)
-        cursor.execute(GENERATE, {"n": n, "targets": count, "snapshot_date": snapshot_date})
-        cursor.execute(INVOKE)
-        cursor.execute(PROVE)
-        cursor.execute(GUARD)
+        # One transaction, as ingestion records them: the record takes an attempt's
+        # invocations and evidence only in the transaction that records the attempt.
+        with transaction.atomic():
+            cursor.execute(GENERATE, {"n": n, "targets": count, "snapshot_date": snapshot_date})
+            cursor.execute(INVOKE)
+            cursor.execute(PROVE)
+            cursor.execute(GUARD)
         for table in ("attempt", "modelinvocation", "evidencerecord"):
             cursor.execute(f"ANALYZE submissions_{table}")
     print(f"generated {n:,} attempts in {time.perf_counter() - started:.1f} s")

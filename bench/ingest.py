@@ -154,15 +154,17 @@ def prepare():
 
 
 def targets():
-    """(task, version, market, situation, platform, idempotency) for every public current
-    task version, in each market where it applies, on that market and family's
-    pre-registered primary; idempotency: whether its contract declares the requirement."""
+    """(task, version, market, situation, platform, idempotency, currency) for every public
+    current task version, in each market where it applies, on that market and family's
+    pre-registered primary; idempotency: whether its contract declares the requirement;
+    currency: the market's, where the task is a commerce one (None elsewhere)."""
     from django.db.models import F
 
     from catalogue.access import task_versions_visible
     from catalogue.models import APPLYING, MarketApplicability
     from markets.models import IntegrationSituation
     from markets.selectors import platforms_in_force
+    from submissions.ingest import COMMERCE_FAMILIES as COMMERCE
 
     situations = {}
     for situation in IntegrationSituation.objects.select_related("market_edition__market"):
@@ -183,6 +185,7 @@ def targets():
             situations[a.market.code],
             primaries[(a.market.code, a.version.definition.family.slug)],
             a.version.declares_idempotency,
+            a.market.currency_code if a.version.definition.family.slug in COMMERCE else None,
         )
         for a in applying
         if a.market.code in situations
@@ -196,7 +199,7 @@ def payloads(count, where):
     where the task's contract declares an idempotency requirement (as ingestion asks)."""
     made = []
     for n in range(count):
-        task, version, market, situation, platform, idempotency = where[n % len(where)]
+        task, version, market, situation, platform, idempotency, currency = where[n % len(where)]
         attempt = copy.deepcopy(TEMPLATE)
         success = n % 3 != 0
         evidence = [
@@ -214,6 +217,8 @@ def payloads(count, where):
                     "sha256": f"{n + 1:064x}",
                 }
             )
+        if currency:
+            _commerce(attempt, evidence, n, currency, success)
         attempt.update(
             attempt_id=f"bench-{n:06d}",
             task=task,
@@ -228,6 +233,28 @@ def payloads(count, where):
         )
         made.append(attempt)
     return made
+
+
+def _commerce(attempt, evidence, n, currency, success):
+    """A commerce task's totals, as ingestion asks of a success there: the chosen total
+    above the lowest valid total its reference search (an evidence record) found."""
+    if not success:
+        attempt.pop("commerce", None)
+        return
+    evidence.append(
+        {
+            "evidence_id": f"search-{n:06d}",
+            "evidence_type": "locale-formatted-artifact",
+            "sha256": f"{n + 2:064x}",
+        }
+    )
+    attempt["commerce"] = {
+        "currency": currency,
+        "chosen_total": "1000",
+        "reference_total": "900",
+        "reference_observed_at": "2026-11-18T10:30:00+00:00",
+        "reference_evidence_id": f"search-{n:06d}",
+    }
 
 
 def _free_port():
